@@ -1,0 +1,43 @@
+# Every target builds and uses a local virtual environment, so a fresh machine needs only
+# Python 3.11+ and make.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help run demo test bench lint format clean snap-update
+
+help:  ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)  ## create the virtual environment
+
+run: $(STAMP)  ## open the app on a temporary copy of the demo project
+	$(BIN)/workbench demo
+
+test: $(STAMP)  ## run the test suite
+	$(BIN)/ruff check workbench tests benchmarks
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)  ## run the benchmarks (one line per figure)
+	@for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+lint: $(STAMP)  ## ruff lint and format check
+	$(BIN)/ruff check workbench tests benchmarks
+	$(BIN)/ruff format --check workbench tests benchmarks
+
+format: $(STAMP)  ## apply ruff formatting and import sorting
+	$(BIN)/ruff check --fix workbench tests benchmarks
+	$(BIN)/ruff format workbench tests benchmarks
+
+snap-update: $(STAMP)  ## re-record UI snapshots (review snapshot_report.html first)
+	$(BIN)/python -m pytest -q tests/ui --snapshot-update
+
+clean:  ## remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache snapshot_report.html

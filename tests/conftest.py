@@ -1,0 +1,91 @@
+"""Test isolation shared by every test: no real config, no real home, no internet."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+SHARED_TRANSCRIPTS = SHARED_DATA / "transcripts"
+
+_SCRUBBED_PREFIXES = (
+    "CLAUDE_",
+    "ANTHROPIC_",
+    "WORKBENCH_",
+    "DISABLE_",
+    "ENABLE_CLAUDE",
+    "TEAM_MEMORY_",
+    "USE_API_",
+    "API_MAX_",
+    "API_TARGET_",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Point every config and state folder at a fresh temp dir and clear Claude's variables."""
+    base = tmp_path_factory.mktemp("env")
+    for name in list(os.environ):
+        if name.startswith(_SCRUBBED_PREFIXES):
+            monkeypatch.delenv(name, raising=False)
+    home = base / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("WORKBENCH_HOME", str(base / "workbench-home"))
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(base / "workbench-config.toml"))
+    monkeypatch.setenv("WORKBENCH_POLICY_SETTINGS", str(base / "no-managed-settings.json"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(base / "claude"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield base
+    time.tzset()
+
+
+def _is_local(address: object) -> bool:
+    if isinstance(address, (str, bytes)):
+        return True  # AF_UNIX socket path
+    if not isinstance(address, tuple) or not address:
+        return True
+    host = address[0]
+    if host in ("localhost", "", None):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def no_internet(monkeypatch: pytest.MonkeyPatch):
+    """Fail any test that tries to connect anywhere but loopback."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: object):
+        if not _is_local(address):
+            raise ConnectionRefusedError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: object):
+        if not _is_local(address):
+            raise ConnectionRefusedError(f"test tried to reach the network: {address!r}")
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    yield
+
+
+@pytest.fixture
+def shared_transcripts() -> Path:
+    """The real transcripts in ../shared/data; the test skips when they are absent."""
+    if not SHARED_TRANSCRIPTS.is_dir():
+        pytest.skip("../shared/data/transcripts is not present")
+    return SHARED_TRANSCRIPTS

@@ -1,0 +1,1 @@
+"""CLI commands, one module per area; each exposes `register(subparsers, common)`."""

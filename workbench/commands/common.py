@@ -1,0 +1,141 @@
+"""What every command shares: common options, the engine, output and exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from workbench.engine.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from workbench.engine import Engine
+
+log = logging.getLogger("workbench")
+
+
+class ExitCode(IntEnum):
+    """Spec 05 exit codes."""
+
+    OK = 0
+    ACTION_REQUIRED = 1
+    BAD_INPUT = 2
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command accepts. Defaults are filled in by `option()`."""
+    group = parser.add_argument_group("common options")
+    group.add_argument(
+        "--config-home",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="Claude Code config home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
+    )
+    group.add_argument(
+        "--project",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the project folder (default: the current directory)",
+    )
+    group.add_argument(
+        "--memory-dir",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="use this folder as the auto-memory directory instead of resolving it",
+    )
+    group.add_argument(
+        "--settings",
+        metavar="FILE",
+        default=argparse.SUPPRESS,
+        help="a settings file read as Claude Code's --settings (flagSettings)",
+    )
+    group.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print machine-readable JSON on stdout",
+    )
+
+
+def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
+    """A common option's value, wherever on the command line it was given."""
+    return getattr(args, name, default)
+
+
+def wants_json(args: argparse.Namespace) -> bool:
+    return bool(option(args, "json", False))
+
+
+def open_engine(args: argparse.Namespace) -> Engine:
+    """The engine for the project and folders the options name."""
+    from workbench.engine import Engine
+
+    project = option(args, "project") or os.getcwd()
+    if not os.path.isdir(project):
+        raise WorkbenchError(f"project folder not found: {project}")
+    return Engine.open(
+        project,
+        config_home=option(args, "config_home"),
+        memory_dir=option(args, "memory_dir"),
+        settings_file=option(args, "settings"),
+    )
+
+
+def console(stderr: bool = False) -> Console:
+    """A Rich console that drops colour when not on a terminal or when NO_COLOR is set."""
+    from rich.console import Console
+
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=True)
+
+
+def emit(
+    args: argparse.Namespace,
+    data: Any,
+    human: Callable[[Console], None] | str | None = None,
+) -> None:
+    """Print `data` as JSON with --json, else the human rendering (or plain JSON)."""
+    if wants_json(args) or human is None:
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.flush()
+        return
+    if isinstance(human, str):
+        sys.stdout.write(human if human.endswith("\n") or not human else human + "\n")
+        sys.stdout.flush()
+        return
+    human(console())
+
+
+def warn(message: str) -> None:
+    """One diagnostic line on stderr."""
+    sys.stderr.write(f"workbench: {message}\n")
+    sys.stderr.flush()
+
+
+def fail(exc: BaseException) -> int:
+    """Turn an exception into one stderr line and an exit code; never a traceback for
+    expected errors."""
+    if isinstance(exc, WorkbenchError):
+        warn(str(exc))
+        return exc.exit_code
+    if isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError)):
+        warn(f"{exc.strerror or 'not found'}: {exc.filename}")
+        return ExitCode.BAD_INPUT
+    if isinstance(exc, PermissionError):
+        warn(f"permission denied: {exc.filename}")
+        return ExitCode.BAD_INPUT
+    if isinstance(exc, UnicodeDecodeError):
+        warn(f"not valid UTF-8 text ({exc.reason})")
+        return ExitCode.BAD_INPUT
+    if os.environ.get("WORKBENCH_DEBUG"):
+        raise exc
+    log.debug("unexpected error", exc_info=exc)
+    warn(f"internal error: {exc.__class__.__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)")
+    return ExitCode.BAD_INPUT

@@ -1,0 +1,184 @@
+"""Memory-file frontmatter, read and written the way Claude Code does (spec 01 §2.2).
+
+Claude Code reads only the first 30 lines of a memory file (BOM stripped, CRLF folded), matches
+`^---\\s*\\n([\\s\\S]*?)---\\s*\\n?`, parses the block as YAML and, when that fails, retries once
+after double-quoting simple values holding YAML punctuation. Anything still broken yields `{}`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FRONTMATTER_MAX_LINES = 30
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
+
+FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
+_SIMPLE_LINE = re.compile(r"^([a-zA-Z_-]+):\s+(.+)$")
+_YAML_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+# A line the fast path may read without YAML: `key: plain words`.
+_FAST_LINE = re.compile(
+    r"^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^\s'\"{}\[\]*&#!|>%@`,?:~-][^#]*?)[ \t]*$"
+)
+_FAST_BLOCKERS = re.compile(r":|\t| #")
+# Plain scalars YAML (1.1, as PyYAML reads it) would turn into something other than a string.
+_NON_STRING = re.compile(
+    r"""^(?:
+        [-+]?(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][-+]?\d+)?   # numbers
+      | 0[xob][0-9a-fA-F_]+
+      | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
+      | \d{4}-\d\d?-\d\d?.*                            # dates and timestamps
+      | (?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE
+          |on|On|ON|off|Off|OFF|null|Null|NULL|~)
+      | \d+(?::[0-5]?\d)+(?:\.\d*)?                    # sexagesimal numbers
+    )$""",
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class ParsedFrontmatter:
+    """The outcome of reading a frontmatter block."""
+
+    data: dict[str, Any]
+    """The parsed mapping; `{}` when missing, unclosed or unparseable."""
+    present: bool
+    """The text starts with a `---` block that closes within the lines read."""
+    starts_with_fence: bool
+    """The first line is `---` (so an unclosed block is a likely mistake)."""
+    error: str | None = None
+    """Why the YAML could not be parsed, even after the quoting retry."""
+    used_quote_retry: bool = False
+    body_offset: int = 0
+    """Where the body starts in the text that was parsed."""
+
+
+def normalize_text(text: str) -> str:
+    """Strip a UTF-8 BOM and fold CRLF to LF, as Claude Code's range reader does."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n")
+
+
+def read_head(path: Path, max_lines: int = FRONTMATTER_MAX_LINES) -> str:
+    """The first `max_lines` lines of a file, decoded leniently and normalised."""
+    with open(path, "rb") as handle:
+        raw = b"".join(islice(handle, max_lines))
+    return normalize_text(raw.decode("utf-8", errors="replace"))
+
+
+def quote_problematic_values(block: str) -> str:
+    """Double-quote simple `key: value` lines whose value holds YAML punctuation."""
+    out = []
+    for line in block.split("\n"):
+        match = _SIMPLE_LINE.match(line)
+        if match:
+            key, value = match.groups()
+            already_quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+            if not already_quoted and _YAML_SPECIAL.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                out.append(f'{key}: "{escaped}"')
+                continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _fast_parse(block: str) -> dict[str, Any] | None:
+    """Parse blocks made only of `key: plain text` lines without YAML; None if unsure."""
+    result: dict[str, Any] = {}
+    for line in block.split("\n"):
+        if not line.strip():
+            continue
+        match = _FAST_LINE.match(line)
+        if not match:
+            return None
+        key, value = match.groups()
+        if _FAST_BLOCKERS.search(value) or _NON_STRING.match(value) or key in result:
+            return None
+        result[key] = value
+    return result
+
+
+def _load_yaml(block: str) -> dict[str, Any]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise yaml.YAMLError("frontmatter is not a mapping")
+    return {str(k): v for k, v in data.items()}
+
+
+def parse_frontmatter(text: str) -> ParsedFrontmatter:
+    """Parse the frontmatter at the start of already-normalised `text`."""
+    starts_with_fence = text.split("\n", 1)[0].rstrip() == "---"
+    match = FRONTMATTER_RE.match(text)
+    if not match:
+        return ParsedFrontmatter({}, present=False, starts_with_fence=starts_with_fence)
+    block = match.group(1)
+    fast = _fast_parse(block)
+    if fast is not None:
+        return ParsedFrontmatter(fast, True, starts_with_fence, body_offset=match.end())
+    try:
+        return ParsedFrontmatter(
+            _load_yaml(block), True, starts_with_fence, body_offset=match.end()
+        )
+    except yaml.YAMLError:
+        pass
+    try:
+        data = _load_yaml(quote_problematic_values(block))
+        return ParsedFrontmatter(
+            data, True, starts_with_fence, used_quote_retry=True, body_offset=match.end()
+        )
+    except yaml.YAMLError as exc:
+        message = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        return ParsedFrontmatter(
+            {}, True, starts_with_fence, error=message, body_offset=match.end()
+        )
+
+
+def parse_memory_type(raw: object) -> str | None:
+    """`parseMemoryType`: the value only if it is exactly one of the four types."""
+    return raw if isinstance(raw, str) and raw in MEMORY_TYPES else None
+
+
+def description_of(data: dict[str, Any]) -> str | None:
+    """`frontmatter.description || null`: falsy values become None; others become text."""
+    value = data.get("description")
+    if not value:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def render_frontmatter(fields: dict[str, Any]) -> str:
+    """A `---` block for `fields`, quoting only where YAML needs it."""
+    lines = ["---"]
+    for key, value in fields.items():
+        if value is None:
+            continue
+        lines.append(f"{key}: {_render_scalar(value)}")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def _render_scalar(value: Any) -> str:
+    if not isinstance(value, str):
+        return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+    if "\n" in value:
+        value = " ".join(value.split())
+    if _fast_parse(f"k: {value}") == {"k": value}:
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def split_document(text: str) -> tuple[ParsedFrontmatter, str]:
+    """Frontmatter and body of a whole memory file (body after the closing fence)."""
+    text = normalize_text(text)
+    parsed = parse_frontmatter(text)
+    body = text[parsed.body_offset :] if parsed.present else text
+    return parsed, body

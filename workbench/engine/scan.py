@@ -1,0 +1,148 @@
+"""Scanning the memory folder and formatting the recall manifest (spec 01 §3.1–3.2).
+
+`scanMemoryFiles` lists every `.md` file below the memory folder except any `MEMORY.md`,
+reads the first 30 lines of each, sorts newest first and keeps 200. The workbench also needs
+the uncapped list (the tree shows every file), so both come from one cached walk: a re-scan
+re-reads only files whose size or mtime changed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.engine.frontmatter import (
+    description_of,
+    parse_frontmatter,
+    parse_memory_type,
+    read_head,
+)
+from workbench.engine.jsutil import js_iso
+
+MAX_MEMORY_FILES = 200
+ENTRYPOINT_NAME = "MEMORY.md"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHeader:
+    """What Claude Code's scanner knows about one memory file."""
+
+    filename: str
+    """Path relative to the memory folder, `/`-separated."""
+    file_path: str
+    """Absolute path."""
+    mtime_ms: float
+    description: str | None
+    type: str | None
+    size_bytes: int = 0
+    frontmatter_error: str | None = None
+
+    @property
+    def mtime_iso(self) -> str:
+        return js_iso(self.mtime_ms)
+
+
+def iter_memory_paths(memory_dir: str | os.PathLike[str]) -> list[tuple[str, os.stat_result]]:
+    """Every `.md` file below `memory_dir` except `MEMORY.md`, with its stat, in walk order."""
+    root = os.fspath(memory_dir)
+    found: list[tuple[str, os.stat_result]] = []
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(entry.path)
+                    continue
+                if not entry.name.endswith(".md") or entry.name == ENTRYPOINT_NAME:
+                    continue
+                found.append((entry.path, entry.stat()))
+            except OSError:
+                continue
+        stack.extend(reversed(subdirs))
+    return found
+
+
+class MemoryScanner:
+    """Scans one memory folder, re-reading only files that changed since the last scan."""
+
+    def __init__(self, memory_dir: str | os.PathLike[str]) -> None:
+        self.memory_dir = os.fspath(memory_dir)
+        self._cache: dict[str, tuple[int, int, MemoryHeader]] = {}
+        self._lock = threading.Lock()
+        self.last_reads = 0
+        """How many files the last scan had to open (the rest came from the cache)."""
+
+    def scan_all(self) -> list[MemoryHeader]:
+        """Every memory file, newest first (no cap)."""
+        reads = 0
+        fresh: dict[str, tuple[int, int, MemoryHeader]] = {}
+        headers: list[MemoryHeader] = []
+        for path, stat in iter_memory_paths(self.memory_dir):
+            cached = self._cache.get(path)
+            if cached and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
+                header = cached[2]
+            else:
+                header = read_header(path, self.memory_dir, stat)
+                reads += 1
+                if header is None:
+                    continue
+            fresh[path] = (stat.st_mtime_ns, stat.st_size, header)
+            headers.append(header)
+        with self._lock:
+            self._cache = fresh
+            self.last_reads = reads
+        # Python's sort is stable, like V8's, so ties keep walk order.
+        headers.sort(key=lambda h: h.mtime_ms, reverse=True)
+        return headers
+
+    def scan(self) -> list[MemoryHeader]:
+        """`scanMemoryFiles`: newest first, capped at 200 after reading everything."""
+        return self.scan_all()[:MAX_MEMORY_FILES]
+
+
+def read_header(
+    path: str, memory_dir: str, stat: os.stat_result | None = None
+) -> MemoryHeader | None:
+    """Read one file's header; None when it cannot be read (Claude Code drops those)."""
+    try:
+        head = read_head(Path(path))
+        if stat is None:
+            stat = os.stat(path)
+    except OSError:
+        return None
+    parsed = parse_frontmatter(head)
+    rel = os.path.relpath(path, memory_dir).replace(os.sep, "/")
+    return MemoryHeader(
+        filename=rel,
+        file_path=path,
+        mtime_ms=stat.st_mtime_ns / 1_000_000,
+        description=description_of(parsed.data),
+        type=parse_memory_type(parsed.data.get("type")),
+        size_bytes=stat.st_size,
+        frontmatter_error=parsed.error,
+    )
+
+
+def scan_memory_files(memory_dir: str | os.PathLike[str]) -> list[MemoryHeader]:
+    """One-shot `scanMemoryFiles` (use `MemoryScanner` to re-scan cheaply)."""
+    return MemoryScanner(memory_dir).scan()
+
+
+def manifest_line(header: MemoryHeader) -> str:
+    """`- [type] path (iso): description`, with the type and description parts optional."""
+    tag = f"[{header.type}] " if header.type else ""
+    line = f"- {tag}{header.filename} ({header.mtime_iso})"
+    return f"{line}: {header.description}" if header.description else line
+
+
+def format_manifest(headers: list[MemoryHeader]) -> str:
+    """`formatMemoryManifest`: one line per file joined with newlines."""
+    return "\n".join(manifest_line(h) for h in headers)

@@ -1,0 +1,53 @@
+"""Where the workbench keeps its own files (never Claude Code's).
+
+`WORKBENCH_HOME` holds state (history, sync state, review queue); `WORKBENCH_CONFIG` names the
+config file. Folders are created when first asked for, never at import.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "memory-workbench"
+
+
+def workbench_home() -> Path:
+    """The data root: `$WORKBENCH_HOME`, else the platform's user data folder."""
+    override = os.environ.get("WORKBENCH_HOME")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def state_dir(*parts: str) -> Path:
+    """A sub-folder of the data root, created on demand with private permissions."""
+    folder = workbench_home().joinpath(*parts)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def config_file() -> Path:
+    """The TOML config file: `$WORKBENCH_CONFIG`, else the platform's user config folder."""
+    override = os.environ.get("WORKBENCH_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+def user_themes_dir() -> Path:
+    """Where users drop their own YAML themes."""
+    return workbench_home() / "themes"
+
+
+def bundled_dir(name: str) -> Path:
+    """A folder shipped with the project (`themes`, `sample_projects`), installed or not."""
+    here = Path(__file__).resolve().parent
+    installed = here / f"_bundled_{'samples' if name == 'sample_projects' else name}"
+    if installed.is_dir():
+        return installed
+    return here.parent / name
