@@ -1,0 +1,234 @@
+"""Result types of the memory store: what `ls`, `show`, `index`, `lint` and `save` return.
+
+Frozen dataclasses shared by the CLI (which prints `to_json()`) and the app (which renders the
+fields); nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+Scope = Literal["private", "team", "log"]
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    """One problem found in a memory file or the index."""
+
+    path: str
+    rule: str
+    severity: Severity
+    message: str
+    line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """One memory file as the tree and `workbench ls` show it."""
+
+    path: str
+    """Relative to the memory folder, `/`-separated."""
+    abs_path: str
+    name: str
+    """The frontmatter `name`, else the file stem."""
+    description: str | None
+    type: str | None
+    """One of the four types, or None when missing or not exactly one of them."""
+    scope: Scope
+    mtime_ms: float
+    mtime: str
+    age_days: int
+    size_bytes: int
+    tokens: int
+    indexed: bool
+    lints: tuple[LintFinding, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("mtime_ms")
+        data["lints"] = [finding.to_json() for finding in self.lints]
+        return data
+
+
+@dataclass(frozen=True)
+class MemoryDocument:
+    """A whole memory file, ready to view or edit."""
+
+    entry: MemoryEntry
+    frontmatter: dict[str, Any]
+    """What the frontmatter says (parsed from the whole file)."""
+    visible_to_claude: bool
+    """The frontmatter closes within the first 30 lines, so Claude Code reads it."""
+    body: str
+    text: str
+    """The full text, BOM stripped and CRLF folded."""
+    fingerprint: str
+    """sha256 of the bytes read; a save passes it back to detect changes on disk."""
+    frontmatter_error: str | None = None
+    binary: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.entry.to_json(),
+            "frontmatter": self.frontmatter,
+            "visible_to_claude": self.visible_to_claude,
+            "body": self.body,
+            "fingerprint": self.fingerprint,
+            "frontmatter_error": self.frontmatter_error,
+        }
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One line of MEMORY.md."""
+
+    line: int
+    """1-based, in the trimmed text."""
+    text: str
+    title: str | None
+    target: str | None
+    """The linked file, as written."""
+    hook: str | None
+    loaded: bool
+    """Whether this line survives the truncation Claude Code applies."""
+    target_exists: bool | None
+    """None for lines without a link."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Headroom:
+    """How far the index is from its limits; negative when over."""
+
+    lines: int
+    length: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """The load report for one MEMORY.md: what Claude Code keeps and what falls off."""
+
+    path: str
+    exists: bool
+    line_count: int
+    length: int
+    """JS length (UTF-16 units) of the trimmed text."""
+    utf8_bytes: int
+    max_lines: int
+    max_length: int
+    line_truncated: bool
+    length_truncated: bool
+    loaded_content: str
+    """Exactly the text Claude Code keeps, before its warning is appended."""
+    warning: str | None
+    entries: tuple[IndexEntry, ...]
+    dropped_lines: int
+    dangling: tuple[str, ...]
+    orphans: tuple[str, ...]
+    headroom: Headroom
+    loaded_lines: int = 0
+    """How many lines of the trimmed text survive (the cut falls after this line)."""
+    long_lines: tuple[int, ...] = ()
+    """Line numbers longer than the ~200-character guideline."""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["entries"] = [entry.to_json() for entry in self.entries]
+        data["dangling"] = list(self.dangling)
+        data["orphans"] = list(self.orphans)
+        data["long_lines"] = list(self.long_lines)
+        return data
+
+
+@dataclass(frozen=True)
+class IndexProjection:
+    """What a save would do to the index: "puts the index at 203/200 lines; 3 entries drop"."""
+
+    line_count_before: int
+    line_count_after: int
+    length_before: int
+    length_after: int
+    headroom_before: Headroom
+    headroom_after: Headroom
+    newly_dropped: int
+    """Entries that load now but would not after the save."""
+    message: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """The outcome of a two-step save."""
+
+    path: str
+    abs_path: str
+    index_line: str | None
+    index_updated: bool
+    headroom: Headroom
+    projection: IndexProjection | None = None
+    history_ids: tuple[str, ...] = ()
+    fingerprint: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "abs_path": self.abs_path,
+            "index_line": self.index_line,
+            "index_updated": self.index_updated,
+            "headroom": self.headroom.to_json(),
+            "projection": None if self.projection is None else self.projection.to_json(),
+            "history_ids": list(self.history_ids),
+        }
+
+
+@dataclass(frozen=True)
+class RemoveResult:
+    """The outcome of deleting a memory and its index lines."""
+
+    removed: str
+    index_lines_removed: int
+    history_ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "removed": self.removed,
+            "index_lines_removed": self.index_lines_removed,
+            "history_ids": list(self.history_ids),
+        }
+
+
+@dataclass(frozen=True)
+class RenameResult:
+    """The outcome of renaming a memory and re-pointing index links."""
+
+    old_path: str
+    new_path: str
+    links_updated: int
+    history_ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self) | {"history_ids": list(self.history_ids)}
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The manifest recall sends: newest first, at most 200 lines."""
+
+    text: str
+    count: int
+    files: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "count": self.count, "files": list(self.files)}
