@@ -1,0 +1,294 @@
+"""Memory-store commands: paths, index, ls, show, manifest, lint, save, rm, history, undo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from workbench.commands.common import ExitCode, emit, open_engine, warn
+from workbench.engine.errors import UserInputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    def add(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
+        parser = subparsers.add_parser(
+            name, parents=[common], help=help_text, description=help_text
+        )
+        parser.set_defaults(handler=handler)
+        return parser
+
+    add("paths", run_paths, "show where Claude Code keeps this project's memory and transcripts")
+    index = add("index", run_index, "the MEMORY.md load report: what loads and what falls off")
+    index.add_argument("--team", action="store_true", help="report on team/MEMORY.md")
+    ls = add("ls", run_ls, "list memory files, newest first")
+    ls.add_argument("--scope", choices=["private", "team", "log", "all"], default="all")
+    show = add("show", run_show, "show one memory file")
+    show.add_argument("path", metavar="PATH", help="path relative to the memory folder")
+    add("manifest", run_manifest, "the manifest recall sends (newest first, at most 200)")
+    add("lint", run_lint, "check memory files and indexes")
+    save = add("save", run_save, "save a memory (body on stdin), then its index line")
+    save.add_argument(
+        "--type", required=True, dest="memory_type", help="user, feedback, project or reference"
+    )
+    save.add_argument("--name", required=True)
+    save.add_argument("--description", required=True, help="one line; recall decides by it")
+    save.add_argument("--file", metavar="NAME.md", help="file name (default: TYPE_NAME.md)")
+    save.add_argument("--team", action="store_true", help="save to team memory (secret-checked)")
+    save.add_argument(
+        "--no-index", action="store_true", help="skip the index line (skip-index mode)"
+    )
+    save.add_argument("--hook", metavar="TEXT", help="index hook (default: the description)")
+    save.add_argument("--replace", action="store_true", help="overwrite an existing file")
+    rm = add("rm", run_rm, "delete a memory and every index line linking to it")
+    rm.add_argument("path", metavar="PATH")
+    history = add("history", run_history, "list changes the workbench made")
+    history.add_argument("path", metavar="PATH", nargs="?")
+    undo = add("undo", run_undo, "undo a change (the latest by default)")
+    undo.add_argument("entry_id", metavar="ID", nargs="?")
+    undo.add_argument("--force", action="store_true", help="undo even if the file changed since")
+
+
+# --- paths -----------------------------------------------------------------------------
+
+
+def run_paths(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    loc = engine.locations
+    data = {
+        "config_home": loc.config_home,
+        "project_root": loc.project_root,
+        "canonical_root": loc.canonical_root,
+        "sanitized_project": loc.sanitized_project,
+        "memory_dir": loc.memory_dir,
+        "memory_dir_source": loc.memory_dir_source,
+        "entrypoint": loc.entrypoint,
+        "team_dir": loc.team_dir,
+        "logs_dir": loc.logs_dir,
+        "transcripts_dir": loc.transcripts_dir,
+        "auto_memory_enabled": loc.auto_memory_enabled,
+        "rejected": [
+            {"source": r.source, "value": r.value, "reason": r.reason} for r in loc.rejected
+        ],
+        "settings_errors": [{"source": s, "error": e} for s, e in loc.settings_errors],
+    }
+
+    def human(con: Console) -> None:
+        from rich.table import Table
+
+        table = Table(show_header=False, box=None, pad_edge=False)
+        for key in (
+            "config_home",
+            "project_root",
+            "canonical_root",
+            "memory_dir",
+            "memory_dir_source",
+            "team_dir",
+            "logs_dir",
+            "transcripts_dir",
+            "auto_memory_enabled",
+        ):
+            table.add_row(key, str(data[key]))
+        con.print(table)
+        for rejected in loc.rejected:
+            con.print(
+                f"[yellow]refused[/] {rejected.source} = {rejected.value!r}: {rejected.reason}"
+            )
+        for source, error in loc.settings_errors:
+            con.print(f"[yellow]unreadable settings[/] {source}: {error}")
+
+    emit(args, data, human)
+    return ExitCode.OK
+
+
+# --- index -----------------------------------------------------------------------------
+
+
+def run_index(args: argparse.Namespace) -> int:
+    report = open_engine(args).memories.index(team=args.team)
+
+    def human(con: Console) -> None:
+        from rich.markup import escape
+
+        if not report.exists:
+            con.print(f"{report.path} does not exist yet.")
+            return
+        con.print(f"{report.path}")
+        con.print(
+            f"{report.line_count}/{report.max_lines} lines, {report.length:,}/{report.max_length:,} "
+            f"characters; headroom {report.headroom.lines} lines, {report.headroom.length:,} characters"
+        )
+        for entry in report.entries:
+            if entry.line == report.loaded_lines + 1:
+                con.print("[red]──── Claude Code stops loading here ────[/]")
+            mark = "  " if entry.loaded else "✗ "
+            suffix = "  [red](missing)[/]" if entry.target_exists is False else ""
+            con.print(f"{mark}{entry.line:>4}  {escape(entry.text)}{suffix}")
+        if report.warning:
+            con.print(f"[yellow]warning:[/] {report.warning}")
+        if report.dangling:
+            con.print(f"dangling links: {', '.join(report.dangling)}")
+        if report.orphans:
+            con.print(f"orphans (not in the index): {', '.join(report.orphans)}")
+
+    emit(args, report.to_json(), human)
+    return ExitCode.OK
+
+
+# --- ls / show / manifest --------------------------------------------------------------
+
+
+def run_ls(args: argparse.Namespace) -> int:
+    entries = open_engine(args).memories.list(scope=args.scope)
+
+    def human(con: Console) -> None:
+        from rich.table import Table
+
+        table = Table(box=None, pad_edge=False)
+        for column in ("path", "type", "age", "tokens", "indexed", "lints", "description"):
+            table.add_column(column)
+        for e in entries:
+            table.add_row(
+                e.path,
+                e.type or "-",
+                f"{e.age_days}d",
+                str(e.tokens),
+                "yes" if e.indexed else "no",
+                str(len(e.lints)) if e.lints else "",
+                (e.description or "")[:60],
+            )
+        con.print(table)
+
+    emit(args, [e.to_json() for e in entries], human)
+    return ExitCode.OK
+
+
+def run_show(args: argparse.Namespace) -> int:
+    doc = open_engine(args).memories.read(args.path)
+    data = doc.to_json()
+
+    def human(con: Console) -> None:
+        if doc.binary:
+            con.print(f"{doc.entry.path}: binary file ({doc.entry.size_bytes:,} bytes), not shown")
+            return
+        sys.stdout.write(doc.text if doc.text.endswith("\n") else doc.text + "\n")
+        for finding in doc.entry.lints:
+            warn(f"{finding.rule}: {finding.message}")
+
+    emit(args, data, human)
+    return ExitCode.OK
+
+
+def run_manifest(args: argparse.Namespace) -> int:
+    manifest = open_engine(args).memories.manifest()
+    emit(args, manifest.to_json(), manifest.text)
+    return ExitCode.OK
+
+
+# --- lint ------------------------------------------------------------------------------
+
+
+def run_lint(args: argparse.Namespace) -> int:
+    findings = open_engine(args).memories.lint()
+    errors = sum(1 for f in findings if f.severity == "error")
+
+    def human(con: Console) -> None:
+        from rich.markup import escape
+
+        colours = {"error": "red", "warning": "yellow", "info": "blue"}
+        for f in findings:
+            where = f"{f.path}:{f.line}" if f.line else f.path
+            con.print(
+                f"[{colours[f.severity]}]{f.severity:<7}[/] {escape(where)}  {f.rule}  {escape(f.message)}"
+            )
+        con.print(f"{len(findings)} finding(s), {errors} error(s)")
+
+    emit(args, {"findings": [f.to_json() for f in findings]}, human)
+    return ExitCode.ACTION_REQUIRED if errors else ExitCode.OK
+
+
+# --- save / rm -------------------------------------------------------------------------
+
+
+def run_save(args: argparse.Namespace) -> int:
+    if sys.stdin.isatty():
+        warn("reading the memory body from stdin (end with Ctrl-D)")
+    raw = sys.stdin.buffer.read()
+    try:
+        body = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserInputError("the memory body on stdin is not UTF-8 text") from None
+    if "\0" in body:
+        raise UserInputError("the memory body on stdin is binary, not text")
+    store = open_engine(args).memories
+    result = store.save(
+        type=args.memory_type,
+        name=args.name,
+        description=args.description,
+        body=body,
+        file=args.file,
+        team=args.team,
+        index=not args.no_index,
+        hook=args.hook,
+        replace=args.replace,
+    )
+    if result.projection and result.projection.message:
+        warn(result.projection.message)
+
+    def human(con: Console) -> None:
+        con.print(f"saved {result.path}")
+        if result.index_line:
+            con.print(f"index: {result.index_line}")
+        con.print(f"headroom: {result.headroom.lines} lines, {result.headroom.length:,} characters")
+
+    emit(args, result.to_json(), human)
+    return ExitCode.OK
+
+
+def run_rm(args: argparse.Namespace) -> int:
+    result = open_engine(args).memories.remove(args.path)
+    emit(
+        args,
+        result.to_json(),
+        f"removed {result.removed} and {result.index_lines_removed} index line(s); undo with `workbench undo`",
+    )
+    return ExitCode.OK
+
+
+# --- history / undo --------------------------------------------------------------------
+
+
+def run_history(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    path = str(engine.memories.resolve(args.path)) if args.path else None
+    entries = engine.history.entries(path)
+    data = [e.to_json() | {"rel_path": _rel_or_abs(engine, e.path)} for e in entries]
+
+    def human(con: Console) -> None:
+        if not entries:
+            con.print("no changes recorded")
+        for e in entries:
+            con.print(f"{e.id}  {e.time}  {e.action:<12} {_rel_or_abs(engine, e.path)}  {e.note}")
+
+    emit(args, data, human)
+    return ExitCode.OK
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    undone = engine.history.undo(args.entry_id, force=args.force)
+    data = {"undone": [e.to_json() | {"rel_path": _rel_or_abs(engine, e.path)} for e in undone]}
+    emit(
+        args,
+        data,
+        "\n".join(f"restored {_rel_or_abs(engine, e.path)}" for e in undone) or "nothing to undo",
+    )
+    return ExitCode.OK
+
+
+def _rel_or_abs(engine: Any, path: str) -> str:
+    memory_dir = engine.locations.memory_dir
+    return path[len(memory_dir) :] if path.startswith(memory_dir) else path

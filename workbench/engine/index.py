@@ -1,0 +1,196 @@
+"""MEMORY.md: the exact truncation Claude Code applies and the load report built on it.
+
+Claude Code keeps at most 200 lines and 25,000 UTF-16 units of the trimmed index (after its
+frontmatter and block HTML comments are removed). The line gate runs first; the length gate
+then cuts at the last newline at or before unit 25,000. Both flags are measured on the
+original trimmed text (spec 01 §2.4).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from workbench.engine.frontmatter import FRONTMATTER_RE, normalize_text
+from workbench.engine.jsutil import format_file_size, js_last_index_of, js_len, js_slice
+
+MAX_ENTRYPOINT_LINES = 200
+MAX_ENTRYPOINT_LENGTH = 25_000
+INDEX_LINE_GUIDE = 150
+"""The length Claude Code asks index entries to stay under."""
+INDEX_LINE_LIMIT = 200
+"""Past this an index line is flagged as too long (the truncation warning's own advice)."""
+
+# JS String.prototype.trim removes WhiteSpace and LineTerminator code points only.
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_LINK_RE = re.compile(r"\[(?P<title>[^\]]*)\]\((?P<target><[^>]*>|[^)\s]*)(?:\s+\"[^\"]*\")?\)")
+_HOOK_SEPARATORS = re.compile(r"^\s*(?:—|–|--|-|:)\s*")
+_HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+def js_trim(text: str) -> str:
+    """`String.prototype.trim` (Python's strip uses a different whitespace set)."""
+    return text.strip(_JS_WHITESPACE)
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """What `truncateEntrypointContent` keeps of an index."""
+
+    trimmed: str
+    content: str
+    """The kept text, before any warning."""
+    line_count: int
+    length: int
+    line_truncated: bool
+    length_truncated: bool
+    kept_lines: int
+    """Lines of the trimmed text that survive whole."""
+    reason: str | None
+    """Claude Code's reason phrase (`234 lines (limit: 200)`, …) when truncated."""
+
+    @property
+    def truncated(self) -> bool:
+        return self.line_truncated or self.length_truncated
+
+
+def truncate_entrypoint(raw: str) -> Truncation:
+    """Port of `truncateEntrypointContent` on already-stripped index text."""
+    trimmed = js_trim(raw)
+    lines = trimmed.split("\n")
+    line_count = len(lines)
+    length = js_len(trimmed)
+    line_truncated = line_count > MAX_ENTRYPOINT_LINES
+    length_truncated = length > MAX_ENTRYPOINT_LENGTH
+    if not line_truncated and not length_truncated:
+        return Truncation(trimmed, trimmed, line_count, length, False, False, line_count, None)
+
+    content = "\n".join(lines[:MAX_ENTRYPOINT_LINES]) if line_truncated else trimmed
+    if js_len(content) > MAX_ENTRYPOINT_LENGTH:
+        cut_at = js_last_index_of(content, "\n", MAX_ENTRYPOINT_LENGTH)
+        content = js_slice(content, 0, cut_at if cut_at > 0 else MAX_ENTRYPOINT_LENGTH)
+
+    kept_lines = content.count("\n") + 1
+    if kept_lines and content and not trimmed.startswith(content + "\n") and content != trimmed:
+        # The length gate's fallback cut a line in half; that line does not load whole.
+        kept_lines -= 1
+    if length_truncated and not line_truncated:
+        reason = f"{format_file_size(length)} (limit: {format_file_size(MAX_ENTRYPOINT_LENGTH)}) — index entries are too long"
+    elif line_truncated and not length_truncated:
+        reason = f"{line_count} lines (limit: {MAX_ENTRYPOINT_LINES})"
+    else:
+        reason = f"{line_count} lines and {format_file_size(length)}"
+    return Truncation(
+        trimmed, content, line_count, length, line_truncated, length_truncated, kept_lines, reason
+    )
+
+
+def truncation_warning(truncation: Truncation) -> str | None:
+    """Our own warning for a truncated index, carrying Claude Code's facts and numbers."""
+    if not truncation.truncated:
+        return None
+    dropped = truncation.line_count - truncation.kept_lines
+    return (
+        f"MEMORY.md is too big to load whole: {truncation.reason}. Claude Code loads only "
+        f"the first {truncation.kept_lines} lines; {dropped} line(s) after the cut never reach "
+        "the model. Keep each index entry to a single short line (about 150 characters) and "
+        "move the detail into topic files."
+    )
+
+
+def strip_for_loading(text: str) -> str:
+    """The index text Claude Code truncates: frontmatter and block HTML comments removed."""
+    text = normalize_text(text)
+    match = FRONTMATTER_RE.match(text)
+    if match:
+        text = text[match.end() :]
+    return strip_block_html_comments(text)
+
+
+def strip_block_html_comments(text: str) -> str:
+    """Remove `<!-- … -->` comments that start a line outside fenced code blocks."""
+    if "<!--" not in text:
+        return text
+    out: list[str] = []
+    in_fence = False
+    pending = ""
+    for line in text.split("\n"):
+        if pending:
+            pending += "\n" + line
+            if "-->" in line:
+                rest = _HTML_COMMENT.sub("", pending, count=1)
+                pending = ""
+                if rest.strip():
+                    out.append(rest)
+            continue
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if not in_fence and line.lstrip().startswith("<!--"):
+            if "-->" in line:
+                rest = _HTML_COMMENT.sub("", line)
+                if rest.strip():
+                    out.append(rest)
+            else:
+                pending = line
+            continue
+        out.append(line)
+    if pending:
+        out.append(pending)  # an unclosed comment is left as text, as markdown would
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class ParsedIndexLine:
+    """The parts of one `- [Title](file.md) — hook` line."""
+
+    title: str | None
+    target: str | None
+    hook: str | None
+
+
+def parse_index_line(text: str) -> ParsedIndexLine:
+    """Split an index line into title, link target and hook (None where absent)."""
+    match = _LINK_RE.search(text)
+    if not match:
+        return ParsedIndexLine(None, None, None)
+    target = match.group("target").strip("<>")
+    hook_text = _HOOK_SEPARATORS.sub("", text[match.end() :], count=1).strip()
+    return ParsedIndexLine(match.group("title").strip(), target or None, hook_text or None)
+
+
+def link_target_path(target: str) -> str | None:
+    """The local file a link points at (anchor and query dropped), or None for URLs."""
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("#"):
+        return None
+    path = target.split("#", 1)[0].split("?", 1)[0]
+    path = unquote(path)
+    return path.removeprefix("./") or None
+
+
+def format_index_line(
+    title: str, target: str, hook: str | None, limit: int = INDEX_LINE_GUIDE
+) -> str:
+    """`- [Title](file.md) — hook`, with the hook shortened to keep the line near `limit`."""
+    title = " ".join(title.split()).replace("]", ")").replace("[", "(")
+    base = f"- [{title}]({target})"
+    if not hook:
+        return base
+    hook = " ".join(hook.split())
+    line = f"{base} — {hook}"
+    if js_len(line) <= limit:
+        return line
+    room = limit - js_len(base) - 4  # " — " plus the ellipsis
+    if room < 10:
+        return base
+    shortened = hook[:room].rstrip()
+    while js_len(shortened) > room:
+        shortened = shortened[:-1]
+    cut = shortened.rfind(" ")
+    if cut > room * 0.6:
+        shortened = shortened[:cut]
+    return f"{base} — {shortened.rstrip(' ,;:.')}…"

@@ -1,0 +1,218 @@
+"""Lint rules for memory files and the MEMORY.md index.
+
+Each rule names something that makes Claude Code see less than the author meant: frontmatter
+it cannot read, a type it will not recognise, an index line past the cut, a feedback memory
+without its reason. Rule ids are part of the CLI contract (spec 05).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workbench.engine.frontmatter import (
+    FRONTMATTER_MAX_LINES,
+    MEMORY_TYPES,
+    ParsedFrontmatter,
+    parse_frontmatter,
+)
+from workbench.engine.memory_models import LintFinding
+
+# Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
+SURFACE_MAX_LINES = 200
+SURFACE_MAX_BYTES = 4096
+STALE_AFTER_DAYS = 30
+LARGE_FILE_BYTES = 1_000_000
+
+_WHY = re.compile(r"\*\*\s*why\s*:?\s*\*\*|^\s*why\s*:", re.IGNORECASE | re.MULTILINE)
+_HOW = re.compile(
+    r"\*\*\s*how\s+to\s+apply\s*:?\s*\*\*|^\s*how\s+to\s+apply\s*:", re.IGNORECASE | re.MULTILINE
+)
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# Phrases whose meaning depends on the day they were written ("next Friday"), not recurring
+# schedules ("every Tuesday").
+_RELATIVE_DATE = re.compile(
+    r"\b(?:today|tomorrow|yesterday|tonight"
+    rf"|(?:this|next|last|coming)\s+(?:week|month|quarter|year|sprint|weekend|{_WEEKDAY})"
+    r"|in\s+(?:a|one|two|three|a\s+few|\d+)\s+(?:days?|weeks?|months?)"
+    r"|(?:a|one|two|three|a\s+few|\d+)\s+(?:days?|weeks?|months?)\s+ago)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the linter needs to know about one memory file."""
+
+    path: str
+    text: str
+    """Whole text, normalised (BOM stripped, CRLF folded)."""
+    size_bytes: int
+    age_days: int
+    team: bool
+    binary: bool = False
+    not_utf8: bool = False
+    truncated_read: bool = False
+
+
+def lint_file(facts: FileFacts) -> list[LintFinding]:
+    """Every finding for one memory file."""
+    path = facts.path
+    if facts.binary:
+        return [
+            _finding(
+                path, "file-binary", "error", "not a text file: Claude Code will read it as garbage"
+            )
+        ]
+    findings: list[LintFinding] = []
+    if facts.not_utf8:
+        findings.append(
+            _finding(
+                path,
+                "file-not-utf8",
+                "warning",
+                "contains bytes that are not UTF-8; they read as \ufffd",
+            )
+        )
+    if facts.size_bytes > LARGE_FILE_BYTES:
+        findings.append(
+            _finding(
+                path,
+                "file-too-large",
+                "warning",
+                f"{facts.size_bytes:,} bytes: far beyond what recall can show",
+            )
+        )
+
+    head = "\n".join(facts.text.split("\n")[:FRONTMATTER_MAX_LINES])
+    if FRONTMATTER_MAX_LINES <= facts.text.count("\n"):
+        head += "\n"
+    seen = parse_frontmatter(head)
+    whole = parse_frontmatter(facts.text)
+    findings.extend(_frontmatter_findings(path, seen, whole))
+
+    data = seen.data
+    memory_type = data.get("type")
+    body = facts.text[whole.body_offset :] if whole.present else facts.text
+    if memory_type in ("feedback", "project"):
+        if not _WHY.search(body):
+            findings.append(
+                _finding(
+                    path,
+                    "why-missing",
+                    "warning",
+                    f"a {memory_type} memory should say **Why:** it holds",
+                )
+            )
+        if not _HOW.search(body):
+            findings.append(
+                _finding(
+                    path,
+                    "how-to-apply-missing",
+                    "warning",
+                    f"a {memory_type} memory should say **How to apply:** it",
+                )
+            )
+    for number, line in enumerate(facts.text.split("\n"), 1):
+        match = _RELATIVE_DATE.search(line)
+        if match:
+            findings.append(
+                _finding(
+                    path,
+                    "relative-date",
+                    "warning",
+                    f"relative date '{match.group(0)}' loses its meaning later; write the date (YYYY-MM-DD)",
+                    number,
+                )
+            )
+    line_total = facts.text.count("\n") + (0 if facts.text.endswith("\n") else 1)
+    encoded = len(facts.text.encode("utf-8"))
+    if line_total > SURFACE_MAX_LINES or encoded > SURFACE_MAX_BYTES:
+        limit = (
+            f"{SURFACE_MAX_LINES} lines"
+            if line_total > SURFACE_MAX_LINES
+            else f"{SURFACE_MAX_BYTES:,} bytes"
+        )
+        findings.append(
+            _finding(
+                path,
+                "memory-truncated-on-recall",
+                "warning",
+                f"recall shows only the first {limit} of this file ({line_total} lines, {encoded:,} bytes)",
+            )
+        )
+    if facts.age_days > STALE_AFTER_DAYS:
+        findings.append(
+            _finding(
+                path,
+                "memory-stale",
+                "info",
+                f"last changed {facts.age_days} days ago: check it still holds",
+            )
+        )
+    return findings
+
+
+def _frontmatter_findings(
+    path: str, seen: ParsedFrontmatter, whole: ParsedFrontmatter
+) -> list[LintFinding]:
+    if not seen.present:
+        if seen.starts_with_fence:
+            where = (
+                f"closes after line {FRONTMATTER_MAX_LINES}, where Claude Code stops reading"
+                if whole.present
+                else "never closes"
+            )
+            return [
+                _finding(path, "frontmatter-unclosed", "error", f"the frontmatter block {where}", 1)
+            ]
+        return [
+            _finding(
+                path,
+                "frontmatter-missing",
+                "warning",
+                "no frontmatter: recall sees no description or type",
+                1,
+            )
+        ]
+    if seen.error:
+        return [
+            _finding(
+                path,
+                "frontmatter-invalid-yaml",
+                "error",
+                f"frontmatter is not valid YAML, so Claude Code ignores all of it ({seen.error})",
+                1,
+            )
+        ]
+    findings = []
+    data = seen.data
+    if not data.get("description"):
+        findings.append(
+            _finding(
+                path,
+                "description-missing",
+                "warning",
+                "no description: recall can only go by the file name",
+            )
+        )
+    if "type" not in data or data.get("type") is None:
+        findings.append(
+            _finding(path, "type-missing", "warning", "no type: the manifest shows it untyped")
+        )
+    elif data.get("type") not in MEMORY_TYPES:
+        findings.append(
+            _finding(
+                path,
+                "type-invalid",
+                "error",
+                f"type {data.get('type')!r} is not exactly one of {', '.join(MEMORY_TYPES)} (case matters)",
+            )
+        )
+    return findings
+
+
+def _finding(
+    path: str, rule: str, severity: str, message: str, line: int | None = None
+) -> LintFinding:
+    return LintFinding(path=path, rule=rule, severity=severity, message=message, line=line)  # type: ignore[arg-type]

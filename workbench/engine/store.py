@@ -1,0 +1,858 @@
+"""The memory store: list, read, lint and edit memory files and their MEMORY.md indexes.
+
+Every write is atomic and recorded in the local history; edits of existing files refuse to
+overwrite a file that changed on disk since it was read; team writes are checked for secrets
+first. A save is Claude Code's two-step save: the file, then its one-line index entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from workbench.engine.errors import (
+    ConflictError,
+    NotFoundError,
+    RefusedWriteError,
+    UserInputError,
+)
+from workbench.engine.frontmatter import (
+    MEMORY_TYPES,
+    normalize_text,
+    parse_frontmatter,
+    render_frontmatter,
+    split_document,
+)
+from workbench.engine.index import (
+    INDEX_LINE_GUIDE,
+    INDEX_LINE_LIMIT,
+    MAX_ENTRYPOINT_LENGTH,
+    MAX_ENTRYPOINT_LINES,
+    format_index_line,
+    link_target_path,
+    parse_index_line,
+    strip_for_loading,
+    truncate_entrypoint,
+    truncation_warning,
+)
+from workbench.engine.jsutil import js_iso, js_len, js_round
+from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_file
+from workbench.engine.memory_models import (
+    Headroom,
+    IndexEntry,
+    IndexProjection,
+    IndexReport,
+    LintFinding,
+    Manifest,
+    MemoryDocument,
+    MemoryEntry,
+    RemoveResult,
+    RenameResult,
+    SaveResult,
+)
+from workbench.engine.scan import MemoryScanner, format_manifest, iter_memory_paths
+
+if TYPE_CHECKING:
+    from workbench.engine.engine import Engine
+
+DAY_MS = 86_400_000
+SCOPES = ("all", "private", "team", "log")
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    """Everything the store derives from one file, cached by (mtime, size)."""
+
+    mtime_ns: int
+    size: int
+    name: str | None
+    description: str | None
+    type: str | None
+    text: str
+    binary: bool
+    not_utf8: bool
+    lints: tuple[LintFinding, ...]
+
+
+def _fingerprint(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _decode(data: bytes) -> tuple[str, bool, bool]:
+    """Text, is-binary, is-not-UTF-8."""
+    if b"\0" in data[:8192]:
+        return "", True, False
+    try:
+        return normalize_text(data.decode("utf-8")), False, False
+    except UnicodeDecodeError:
+        return normalize_text(data.decode("utf-8", errors="replace")), False, True
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    return slug[:60].rstrip("_") or "memory"
+
+
+class MemoryStore:
+    """Reads and edits one project's memory folder."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.locations = engine.locations
+        self.root = Path(engine.locations.memory_dir)
+        self.scanner = MemoryScanner(self.root)
+        self._analysis: dict[str, _Analysis] = {}
+        self._lock = threading.Lock()
+        self.now_ms: float | None = None
+        """A fixed "now" for ages (tests and snapshots); None means the wall clock."""
+
+    # --- paths -------------------------------------------------------------------------
+
+    def _now_ms(self) -> float:
+        return self.now_ms if self.now_ms is not None else time.time() * 1000
+
+    def resolve(self, path: str | os.PathLike[str]) -> Path:
+        """An absolute path inside the memory folder for a relative or absolute `path`."""
+        raw = os.fspath(path)
+        if not raw:
+            raise UserInputError("no memory path given")
+        candidate = Path(raw) if os.path.isabs(raw) else self.root / raw
+        resolved = Path(os.path.normpath(candidate))
+        root = Path(os.path.normpath(self.root))
+        if resolved != root and root not in resolved.parents:
+            raise UserInputError(f"{raw} is outside the memory folder {self.locations.memory_dir}")
+        return resolved
+
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        return self.locations.relative(path)
+
+    def scope_of(self, rel: str) -> str:
+        """`team`, `log` or `private` for a path relative to the memory folder."""
+        first = rel.split("/", 1)[0]
+        if first == "team" and "/" in rel:
+            return "team"
+        if first == "logs" and "/" in rel:
+            return "log"
+        return "private"
+
+    # --- analysis ----------------------------------------------------------------------
+
+    def _analyse(self, path: str, stat: os.stat_result) -> _Analysis:
+        cached = self._analysis.get(path)
+        if cached and cached.mtime_ns == stat.st_mtime_ns and cached.size == stat.st_size:
+            return cached
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(LARGE_FILE_BYTES + 1)
+        except OSError as exc:
+            finding = LintFinding(
+                self.relative(path), "file-unreadable", "error", f"cannot be read: {exc.strerror}"
+            )
+            return _Analysis(
+                stat.st_mtime_ns, stat.st_size, None, None, None, "", False, False, (finding,)
+            )
+        text, binary, not_utf8 = _decode(data)
+        rel = self.relative(path)
+        age_days = self._age_days(stat.st_mtime_ns / 1e6)
+        facts = FileFacts(
+            path=rel,
+            text=text,
+            size_bytes=stat.st_size,
+            age_days=age_days,
+            team=self.scope_of(rel) == "team",
+            binary=binary,
+            not_utf8=not_utf8,
+        )
+        lints = [] if self.scope_of(rel) == "log" else lint_file(facts)
+        seen = parse_frontmatter("\n".join(text.split("\n")[:30]) + "\n") if not binary else None
+        data_fm = seen.data if seen else {}
+        name = data_fm.get("name")
+        description = data_fm.get("description") or None
+        memory_type = data_fm.get("type")
+        analysis = _Analysis(
+            mtime_ns=stat.st_mtime_ns,
+            size=stat.st_size,
+            name=str(name) if name else None,
+            description=str(description) if description else None,
+            type=memory_type if memory_type in MEMORY_TYPES else None,
+            text=text,
+            binary=binary,
+            not_utf8=not_utf8,
+            lints=tuple(lints),
+        )
+        with self._lock:
+            self._analysis[path] = analysis
+        return analysis
+
+    def _age_days(self, mtime_ms: float) -> int:
+        # memoryAgeDays: whole days, never negative.
+        return max(0, math.floor((self._now_ms() - mtime_ms) / DAY_MS))
+
+    def _entry(self, path: str, stat: os.stat_result, indexed: set[str]) -> MemoryEntry:
+        analysis = self._analyse(path, stat)
+        rel = self.relative(path)
+        mtime_ms = stat.st_mtime_ns / 1e6
+        return MemoryEntry(
+            path=rel,
+            abs_path=path,
+            name=analysis.name or Path(rel).stem,
+            description=analysis.description,
+            type=analysis.type,
+            scope=self.scope_of(rel),  # type: ignore[arg-type]
+            mtime_ms=mtime_ms,
+            mtime=js_iso(mtime_ms),
+            age_days=self._age_days(mtime_ms),
+            size_bytes=stat.st_size,
+            tokens=js_round(js_len(analysis.text) / 4)
+            if analysis.text
+            else js_round(stat.st_size / 4),
+            indexed=rel in indexed,
+            lints=analysis.lints,
+        )
+
+    # --- reading -----------------------------------------------------------------------
+
+    def list(self, scope: str = "all") -> list[MemoryEntry]:
+        """Memory files newest first; `scope` is all, private, team or log."""
+        if scope not in SCOPES:
+            raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
+        indexed = self._indexed_paths()
+        entries = []
+        for path, stat in iter_memory_paths(self.root):
+            entry = self._entry(path, stat, indexed)
+            if scope == "all" or entry.scope == scope:
+                entries.append(entry)
+        entries.sort(key=lambda e: e.mtime_ms, reverse=True)
+        return entries
+
+    def read(self, path: str | os.PathLike[str]) -> MemoryDocument:
+        """One memory file with its frontmatter, body and a fingerprint for safe saving."""
+        target = self.resolve(path)
+        try:
+            stat = target.stat()
+            data = target.read_bytes()
+        except FileNotFoundError:
+            raise NotFoundError(f"no memory file {self.relative(target)}") from None
+        except IsADirectoryError:
+            raise UserInputError(
+                f"{self.relative(target)} is a folder, not a memory file"
+            ) from None
+        text, binary, _ = _decode(data)
+        entry = self._entry(str(target), stat, self._indexed_paths())
+        parsed, body = split_document(text) if not binary else (None, "")
+        head = parse_frontmatter("\n".join(text.split("\n")[:30]) + "\n")
+        return MemoryDocument(
+            entry=entry,
+            frontmatter=dict(parsed.data) if parsed else {},
+            visible_to_claude=head.present and head.error is None,
+            body=body,
+            text=text,
+            fingerprint=_fingerprint(data),
+            frontmatter_error=parsed.error if parsed else "binary file",
+            binary=binary,
+        )
+
+    def manifest(self) -> Manifest:
+        """The manifest recall would send, from Claude Code's capped scan."""
+        headers = self.scanner.scan()
+        files = tuple(
+            {
+                "path": h.filename,
+                "abs_path": h.file_path,
+                "type": h.type,
+                "description": h.description,
+                "mtime": h.mtime_iso,
+            }
+            for h in headers
+        )
+        return Manifest(text=format_manifest(headers), count=len(headers), files=files)
+
+    # --- the index ---------------------------------------------------------------------
+
+    def index_path(self, team: bool = False) -> Path:
+        return Path(self.locations.team_entrypoint if team else self.locations.entrypoint)
+
+    def _index_folder(self, team: bool) -> Path:
+        return self.root / "team" if team else self.root
+
+    def _read_index(self, team: bool) -> tuple[bytes | None, str]:
+        try:
+            data = self.index_path(team).read_bytes()
+        except FileNotFoundError:
+            return None, ""
+        return data, _decode(data)[0]
+
+    def _indexed_paths(self) -> set[str]:
+        """Memory paths (relative to the memory folder) that some index line links to."""
+        linked: set[str] = set()
+        for team in (False, True):
+            _, text = self._read_index(team)
+            prefix = "team/" if team else ""
+            for line in text.split("\n"):
+                parsed = parse_index_line(line)
+                target = link_target_path(parsed.target) if parsed.target else None
+                if target:
+                    linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
+        return linked
+
+    def _orphan_candidates(self, team: bool) -> list[str]:
+        rels = [self.relative(p) for p, _ in iter_memory_paths(self.root)]
+        if team:
+            return [r for r in rels if self.scope_of(r) == "team"]
+        return [r for r in rels if self.scope_of(r) == "private"]
+
+    def index(self, team: bool = False, *, text: str | None = None) -> IndexReport:
+        """The load report for MEMORY.md (or team/MEMORY.md): what loads and what does not."""
+        path = self.index_path(team)
+        data, current = self._read_index(team)
+        exists = data is not None
+        if text is None:
+            text = current
+        truncation = truncate_entrypoint(strip_for_loading(text))
+        folder = self._index_folder(team)
+        prefix = "team/" if team else ""
+        entries: list[IndexEntry] = []
+        linked: set[str] = set()
+        dangling: list[str] = []
+        long_lines: list[int] = []
+        lines = truncation.trimmed.split("\n") if truncation.trimmed else []
+        for number, line in enumerate(lines, 1):
+            if js_len(line) > INDEX_LINE_LIMIT:
+                long_lines.append(number)
+            if not line.strip():
+                continue
+            parsed = parse_index_line(line)
+            target_exists: bool | None = None
+            local = link_target_path(parsed.target) if parsed.target else None
+            if local:
+                target_exists = (folder / local).is_file()
+                linked.add(os.path.normpath(prefix + local).replace(os.sep, "/"))
+                if not target_exists and parsed.target not in dangling:
+                    dangling.append(parsed.target or local)
+            entries.append(
+                IndexEntry(
+                    line=number,
+                    text=line,
+                    title=parsed.title,
+                    target=parsed.target,
+                    hook=parsed.hook,
+                    loaded=number <= truncation.kept_lines,
+                    target_exists=target_exists,
+                )
+            )
+        orphans = tuple(r for r in self._orphan_candidates(team) if r not in linked)
+        return IndexReport(
+            path=str(path),
+            exists=exists,
+            line_count=truncation.line_count if truncation.trimmed else 0,
+            length=truncation.length,
+            utf8_bytes=len(truncation.trimmed.encode("utf-8")),
+            max_lines=MAX_ENTRYPOINT_LINES,
+            max_length=MAX_ENTRYPOINT_LENGTH,
+            line_truncated=truncation.line_truncated,
+            length_truncated=truncation.length_truncated,
+            loaded_content=truncation.content,
+            warning=truncation_warning(truncation),
+            entries=tuple(entries),
+            dropped_lines=max(0, truncation.line_count - truncation.kept_lines)
+            if truncation.trimmed
+            else 0,
+            dangling=tuple(dangling),
+            orphans=orphans,
+            headroom=Headroom(
+                lines=MAX_ENTRYPOINT_LINES - (truncation.line_count if truncation.trimmed else 0),
+                length=MAX_ENTRYPOINT_LENGTH - truncation.length,
+            ),
+            loaded_lines=truncation.kept_lines if truncation.trimmed else 0,
+            long_lines=tuple(long_lines),
+        )
+
+    def _index_findings(self, team: bool) -> list[LintFinding]:
+        report = self.index(team)
+        if not report.exists:
+            return []
+        rel = self.relative(report.path)
+        findings = []
+        if report.line_truncated:
+            findings.append(
+                LintFinding(
+                    rel,
+                    "index-over-lines",
+                    "error",
+                    f"{report.line_count} lines: only the first {report.max_lines} load "
+                    f"({report.dropped_lines} dropped)",
+                    report.max_lines + 1,
+                )
+            )
+        if report.length_truncated:
+            findings.append(
+                LintFinding(
+                    rel,
+                    "index-over-length",
+                    "error",
+                    f"{report.length:,} characters (UTF-16 units): more than "
+                    f"{report.max_length:,} load; the rest is cut",
+                    report.loaded_lines + 1,
+                )
+            )
+        for number in report.long_lines:
+            findings.append(
+                LintFinding(
+                    rel,
+                    "index-line-too-long",
+                    "warning",
+                    f"index line over {INDEX_LINE_LIMIT} characters; keep entries near "
+                    f"{INDEX_LINE_GUIDE}",
+                    number,
+                )
+            )
+        for entry in report.entries:
+            if entry.target_exists is False:
+                findings.append(
+                    LintFinding(
+                        rel,
+                        "index-dangling-link",
+                        "error",
+                        f"links to {entry.target}, which does not exist",
+                        entry.line,
+                    )
+                )
+        for orphan in report.orphans:
+            findings.append(
+                LintFinding(
+                    orphan,
+                    "index-orphan",
+                    "warning",
+                    f"no line in {'team/' if team else ''}MEMORY.md links to this file",
+                )
+            )
+        return findings
+
+    def lint(self) -> list[LintFinding]:
+        """Findings for every memory file and both indexes, errors first."""
+        findings: list[LintFinding] = []
+        for entry in self.list():
+            findings.extend(entry.lints)
+        for team in (False, True):
+            findings.extend(self._index_findings(team))
+        findings.extend(self._team_secret_findings())
+        order = {"error": 0, "warning": 1, "info": 2}
+        findings.sort(key=lambda f: (order[f.severity], f.path, f.line or 0, f.rule))
+        return findings
+
+    def _team_secret_findings(self) -> list[LintFinding]:
+        team_dir = self.root / "team"
+        if not team_dir.is_dir():
+            return []
+        from workbench.engine.team.secrets import scan_for_secrets
+
+        findings = []
+        for path in sorted(p for p in team_dir.rglob("*") if p.is_file()):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            labels = [match.label for match in scan_for_secrets(text)]
+            if labels:
+                findings.append(
+                    LintFinding(
+                        self.relative(path),
+                        "team-secret",
+                        "error",
+                        f"holds what looks like a credential ({', '.join(labels)}); "
+                        "team sync will refuse to push it",
+                    )
+                )
+        return findings
+
+    # --- writing -----------------------------------------------------------------------
+
+    def _check_team_secrets(self, target: Path, content: str) -> None:
+        if not self.locations.is_team_path(str(target)):
+            return
+        from workbench.engine.team.secrets import scan_for_secrets, team_write_refusal_message
+
+        labels = [match.label for match in scan_for_secrets(content)]
+        if labels:
+            raise RefusedWriteError(team_write_refusal_message(labels))
+
+    def _new_file_name(self, memory_type: str, name: str, team: bool) -> str:
+        folder = self._index_folder(team)
+        stem = f"{memory_type}_{_slug(name)}"
+        candidate = f"{stem}.md"
+        counter = 2
+        while (folder / candidate).exists():
+            candidate = f"{stem}_{counter}.md"
+            counter += 1
+        return candidate
+
+    def compose(self, memory_type: str, name: str, description: str, body: str) -> str:
+        """A memory file's full text: frontmatter, a blank line, the body."""
+        fields: dict[str, Any] = {"name": name, "description": description, "type": memory_type}
+        body = normalize_text(body).strip("\n")
+        return render_frontmatter(fields) + "\n" + body + "\n"
+
+    def _validate_new(self, memory_type: str, name: str, description: str) -> None:
+        if memory_type not in MEMORY_TYPES:
+            raise UserInputError(
+                f"type must be one of {', '.join(MEMORY_TYPES)} (got {memory_type!r})"
+            )
+        if not name.strip():
+            raise UserInputError("a memory needs a name")
+        if not description.strip():
+            raise UserInputError("a memory needs a one-line description: recall decides by it")
+
+    def _target_for(self, file: str | None, memory_type: str, name: str, team: bool) -> Path:
+        folder = self._index_folder(team)
+        if file:
+            if not file.endswith(".md"):
+                raise UserInputError(f"memory files end in .md (got {file!r})")
+            if Path(file).name == "MEMORY.md":
+                raise UserInputError("MEMORY.md is the index; write memories to their own files")
+            target = self.resolve(folder / file)
+            if team and not self.locations.is_team_path(str(target)):
+                raise UserInputError(f"{file} would land outside the team folder")
+            return target
+        return folder / self._new_file_name(memory_type, name, team)
+
+    def _index_line_for(self, target: Path, name: str, hook: str | None, team: bool) -> str:
+        link = os.path.relpath(target, self._index_folder(team)).replace(os.sep, "/")
+        return format_index_line(name, link, hook)
+
+    def _with_index_line(self, text: str, target: Path, line: str, team: bool) -> str:
+        """The index text with `line` replacing any line linking to `target`, else appended."""
+        folder = self._index_folder(team)
+        lines = text.split("\n") if text else []
+        for i, existing in enumerate(lines):
+            parsed = parse_index_line(existing)
+            local = link_target_path(parsed.target) if parsed.target else None
+            if local and Path(os.path.normpath(folder / local)) == target:
+                lines[i] = line
+                return "\n".join(lines)
+        while lines and lines[-1] == "":
+            lines.pop()
+        lines.append(line)
+        return "\n".join(lines) + "\n"
+
+    def preview_save(
+        self,
+        memory_type: str,
+        name: str,
+        description: str,
+        *,
+        file: str | None = None,
+        team: bool = False,
+        hook: str | None = None,
+    ) -> IndexProjection:
+        """What a save would do to the index's headroom, before anything is written."""
+        target = self._target_for(file, memory_type, name, team)
+        _, text = self._read_index(team)
+        after = self._with_index_line(
+            text, target, self._index_line_for(target, name, hook or description, team), team
+        )
+        return self._projection(self.index(team, text=text), self.index(team, text=after))
+
+    def _projection(self, before: IndexReport, after: IndexReport) -> IndexProjection:
+        loaded_before = {e.text for e in before.entries if e.loaded}
+        newly_dropped = sum(1 for e in after.entries if not e.loaded and e.text in loaded_before)
+        dropped_total = sum(1 for e in after.entries if not e.loaded)
+        message = None
+        if after.line_truncated or after.length_truncated:
+            parts = []
+            if after.line_truncated:
+                parts.append(f"{after.line_count}/{after.max_lines} lines")
+            if after.length_truncated:
+                parts.append(f"{after.length:,}/{after.max_length:,} characters")
+            message = (
+                f"this save puts the index at {' and '.join(parts)}; "
+                f"{dropped_total} entr{'y' if dropped_total == 1 else 'ies'} will not load"
+            )
+        return IndexProjection(
+            line_count_before=before.line_count,
+            line_count_after=after.line_count,
+            length_before=before.length,
+            length_after=after.length,
+            headroom_before=before.headroom,
+            headroom_after=after.headroom,
+            newly_dropped=newly_dropped,
+            message=message,
+        )
+
+    def save(
+        self,
+        *,
+        type: str,  # noqa: A002 - mirrors the frontmatter key and the CLI flag
+        name: str,
+        description: str,
+        body: str,
+        file: str | None = None,
+        team: bool = False,
+        index: bool = True,
+        hook: str | None = None,
+        replace: bool = False,
+    ) -> SaveResult:
+        """Claude Code's two-step save: write the memory file, then its index line."""
+        self._validate_new(type, name, description)
+        target = self._target_for(file, type, name, team)
+        if target.exists() and not replace:
+            raise UserInputError(
+                f"{self.relative(target)} already exists (pass --replace to overwrite it)"
+            )
+        content = self.compose(type, name, description, body)
+        self._check_team_secrets(target, content)
+        history = self.engine.history
+        group = history.new_group()
+        ids = [history.write(target, content.encode("utf-8"), "save", group=group).id]
+        index_line = None
+        projection = None
+        if index:
+            index_line = self._index_line_for(target, name, hook or description, team)
+            data, text = self._read_index(team)
+            updated = self._with_index_line(text, target, index_line, team)
+            projection = self._projection(
+                self.index(team, text=text), self.index(team, text=updated)
+            )
+            if updated != text:
+                ids.append(
+                    history.write(
+                        self.index_path(team),
+                        updated.encode("utf-8"),
+                        "index-edit",
+                        note=f"entry for {self.relative(target)}",
+                        group=group,
+                    ).id
+                )
+        report = self.index(team)
+        return SaveResult(
+            path=self.relative(target),
+            abs_path=str(target),
+            index_line=index_line,
+            index_updated=index_line is not None,
+            headroom=report.headroom,
+            projection=projection,
+            history_ids=tuple(ids),
+            fingerprint=_fingerprint(content.encode("utf-8")),
+        )
+
+    def update(
+        self, path: str | os.PathLike[str], text: str, expected_fingerprint: str | None
+    ) -> SaveResult:
+        """Replace a memory file's text, refusing if it changed on disk since it was read."""
+        target = self.resolve(path)
+        if target.name == "MEMORY.md":
+            return self.write_index(
+                text,
+                team=self.locations.is_team_path(str(target)),
+                expected_fingerprint=expected_fingerprint,
+            )
+        self._check_fresh(target, expected_fingerprint)
+        self._check_team_secrets(target, text)
+        data = text.encode("utf-8")
+        entry = self.engine.history.write(target, data, "save")
+        report = self.index(self.locations.is_team_path(str(target)))
+        return SaveResult(
+            path=self.relative(target),
+            abs_path=str(target),
+            index_line=None,
+            index_updated=False,
+            headroom=report.headroom,
+            history_ids=(entry.id,),
+            fingerprint=_fingerprint(data),
+        )
+
+    def write_index(
+        self, text: str, *, team: bool = False, expected_fingerprint: str | None = None
+    ) -> SaveResult:
+        """Replace MEMORY.md (or team/MEMORY.md) as a whole, with the same conflict check."""
+        target = self.index_path(team)
+        self._check_fresh(target, expected_fingerprint)
+        if team:
+            self._check_team_secrets(target, text)
+        data = text.encode("utf-8")
+        entry = self.engine.history.write(target, data, "index-edit")
+        report = self.index(team)
+        return SaveResult(
+            path=self.relative(target),
+            abs_path=str(target),
+            index_line=None,
+            index_updated=True,
+            headroom=report.headroom,
+            history_ids=(entry.id,),
+            fingerprint=_fingerprint(data),
+        )
+
+    def _check_fresh(self, target: Path, expected: str | None) -> None:
+        if expected is None:
+            return
+        try:
+            current = _fingerprint(target.read_bytes())
+        except FileNotFoundError:
+            current = None
+        if current != expected:
+            state = "was deleted" if current is None else "changed on disk"
+            raise ConflictError(
+                f"{self.relative(target)} {state} since it was opened; the save was refused so "
+                "nothing is overwritten (reload it, or keep your copy elsewhere)"
+            )
+
+    def _remove_index_links(
+        self, targets: set[Path], team: bool, group: str, action: str
+    ) -> tuple[int, list[str]]:
+        data, text = self._read_index(team)
+        if data is None:
+            return 0, []
+        folder = self._index_folder(team)
+        kept, removed = [], 0
+        for line in text.split("\n"):
+            parsed = parse_index_line(line)
+            local = link_target_path(parsed.target) if parsed.target else None
+            if local and Path(os.path.normpath(folder / local)) in targets:
+                removed += 1
+                continue
+            kept.append(line)
+        if not removed:
+            return 0, []
+        entry = self.engine.history.write(
+            self.index_path(team), "\n".join(kept).encode("utf-8"), action, group=group
+        )
+        return removed, [entry.id]
+
+    def remove(self, path: str | os.PathLike[str]) -> RemoveResult:
+        """Delete a memory file and every index line that links to it."""
+        target = self.resolve(path)
+        if target.name == "MEMORY.md":
+            raise UserInputError("refusing to delete an index; edit it instead")
+        if not target.is_file():
+            raise NotFoundError(f"no memory file {self.relative(target)}")
+        history = self.engine.history
+        group = history.new_group()
+        ids = [history.delete(target, "delete", group=group).id]
+        team = self.locations.is_team_path(str(target))
+        removed, index_ids = self._remove_index_links({target}, team, group, "index-edit")
+        return RemoveResult(self.relative(target), removed, tuple(ids + index_ids))
+
+    def rename(
+        self, path: str | os.PathLike[str], new_path: str | os.PathLike[str]
+    ) -> RenameResult:
+        """Move a memory file within its scope and re-point index links to it."""
+        source = self.resolve(path)
+        dest = self.resolve(
+            new_path
+            if os.path.isabs(os.fspath(new_path)) or "/" in os.fspath(new_path)
+            else source.parent / os.fspath(new_path)
+        )
+        if not source.is_file():
+            raise NotFoundError(f"no memory file {self.relative(source)}")
+        if not dest.name.endswith(".md") or dest.name == "MEMORY.md":
+            raise UserInputError("the new name must be a .md file other than MEMORY.md")
+        if dest.exists():
+            raise UserInputError(f"{self.relative(dest)} already exists")
+        team = self.locations.is_team_path(str(source))
+        if team != self.locations.is_team_path(str(dest)):
+            raise UserInputError(
+                "renaming cannot move a memory between private and team; save it anew"
+            )
+        history = self.engine.history
+        group = history.new_group()
+        data = source.read_bytes()
+        ids = [
+            history.write(
+                dest, data, "rename", note=f"from {self.relative(source)}", group=group
+            ).id
+        ]
+        ids.append(
+            history.delete(source, "rename", note=f"to {self.relative(dest)}", group=group).id
+        )
+        index_data, text = self._read_index(team)
+        updated_links = 0
+        if index_data is not None:
+            folder = self._index_folder(team)
+            new_link = os.path.relpath(dest, folder).replace(os.sep, "/")
+            lines = text.split("\n")
+            for i, line in enumerate(lines):
+                parsed = parse_index_line(line)
+                local = link_target_path(parsed.target) if parsed.target else None
+                if local and parsed.target and Path(os.path.normpath(folder / local)) == source:
+                    lines[i] = line.replace(f"]({parsed.target})", f"]({new_link})", 1)
+                    updated_links += 1
+            if updated_links:
+                ids.append(
+                    history.write(
+                        self.index_path(team),
+                        "\n".join(lines).encode("utf-8"),
+                        "index-edit",
+                        group=group,
+                    ).id
+                )
+        return RenameResult(self.relative(source), self.relative(dest), updated_links, tuple(ids))
+
+    # --- index fixes -------------------------------------------------------------------
+
+    def fix_remove_dangling(self, team: bool = False) -> int:
+        """Drop index lines whose link target does not exist; returns how many."""
+        report = self.index(team)
+        folder = self._index_folder(team)
+        missing = {
+            Path(os.path.normpath(folder / link_target_path(e.target)))  # type: ignore[arg-type]
+            for e in report.entries
+            if e.target_exists is False
+        }
+        removed, _ = self._remove_index_links(
+            missing, team, self.engine.history.new_group(), "index-fix"
+        )
+        return removed
+
+    def fix_index_orphans(self, team: bool = False) -> int:
+        """Add an index line for every memory file no line links to; returns how many."""
+        report = self.index(team)
+        if not report.orphans:
+            return 0
+        _, text = self._read_index(team)
+        for rel in report.orphans:
+            target = self.root / rel
+            analysis = self._analyse(str(target), target.stat())
+            line = self._index_line_for(
+                target, analysis.name or target.stem, analysis.description, team
+            )
+            text = self._with_index_line(text, target, line, team)
+        self.engine.history.write(
+            self.index_path(team),
+            text.encode("utf-8"),
+            "index-fix",
+            note=f"indexed {len(report.orphans)} orphan(s)",
+        )
+        return len(report.orphans)
+
+    def fix_shorten_long_lines(self, team: bool = False) -> int:
+        """Shorten index lines over the limit to about 150 characters; returns how many."""
+        data, text = self._read_index(team)
+        if data is None:
+            return 0
+        lines = text.split("\n")
+        changed = 0
+        for i, line in enumerate(lines):
+            if js_len(line) <= INDEX_LINE_LIMIT:
+                continue
+            parsed = parse_index_line(line)
+            if parsed.target:
+                lines[i] = format_index_line(
+                    parsed.title or parsed.target, parsed.target, parsed.hook
+                )
+            else:
+                lines[i] = line[: INDEX_LINE_GUIDE - 1].rstrip() + "…"
+            changed += 1
+        if changed:
+            self.engine.history.write(
+                self.index_path(team),
+                "\n".join(lines).encode("utf-8"),
+                "index-fix",
+                note=f"shortened {changed} line(s)",
+            )
+        return changed
