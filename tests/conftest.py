@@ -89,3 +89,18 @@ def shared_transcripts() -> Path:
     if not SHARED_TRANSCRIPTS.is_dir():
         pytest.skip("../shared/data/transcripts is not present")
     return SHARED_TRANSCRIPTS
+
+
+@pytest.fixture
+def fake_messages_api(monkeypatch: pytest.MonkeyPatch):
+    """A fake Messages API on loopback; ANTHROPIC_BASE_URL and a dummy key point at it."""
+    from fakes.messages_api import FakeMessagesAPI, fake_api_key
+
+    key = fake_api_key()
+    server = FakeMessagesAPI(api_key=key).start()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,1 @@
+"""Real servers on loopback that stand in for outside services during tests."""
