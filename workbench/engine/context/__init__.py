@@ -1,0 +1,2 @@
+"""Claude Code's view of the context window: transcripts, token counts, thresholds,
+compaction previews and session memory (spec 04, spec 02 §5)."""

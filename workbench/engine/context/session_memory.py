@@ -1,0 +1,427 @@
+"""Session memory, read side (spec 02 §5): the notes file, its template, its limits, and when
+Claude Code would update it.
+
+The update itself (prompt, forked agent) lives with the agents; it builds on the pieces here:
+`DEFAULT_TEMPLATE`, the custom template and prompt loaders, `substitute_variables`,
+`analyze_section_sizes`, `is_session_memory_empty` and the 2,000 / 12,000 limits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.context.meter import ContextMeter
+from workbench.engine.context.tokens import as_dict, rough_token_count
+
+MAX_SECTION_LENGTH = 2_000
+"""Tokens per section before Claude Code asks for it to be condensed."""
+MAX_TOTAL_SESSION_MEMORY_TOKENS = 12_000
+MINIMUM_MESSAGE_TOKENS_TO_INIT = 10_000
+MINIMUM_TOKENS_BETWEEN_UPDATE = 5_000
+TOOL_CALLS_BETWEEN_UPDATES = 3
+
+# The file format Claude Code writes on first use; it must match byte for byte so that
+# `is_session_memory_empty` recognises an untouched file.
+DEFAULT_TEMPLATE = """
+# Session Title
+_A short and distinctive 5-10 word descriptive title for the session. Super info dense, no filler_
+
+# Current State
+_What is actively being worked on right now? Pending tasks not yet completed. Immediate next steps._
+
+# Task specification
+_What did the user ask to build? Any design decisions or other explanatory context_
+
+# Files and Functions
+_What are the important files? In short, what do they contain and why are they relevant?_
+
+# Workflow
+_What bash commands are usually run and in what order? How to interpret their output if not obvious?_
+
+# Errors & Corrections
+_Errors encountered and how they were fixed. What did the user correct? What approaches failed and should not be tried again?_
+
+# Codebase and System Documentation
+_What are the important system components? How do they work/fit together?_
+
+# Learnings
+_What has worked well? What has not? What to avoid? Do not duplicate items from other sections_
+
+# Key results
+_If the user asked a specific output such as an answer to a question, a table, or other document, repeat the exact result here_
+
+# Worklog
+_Step by step, what was attempted, done? Very terse summary for each step_
+"""  # noqa: E501
+
+SECTION_HEADERS = tuple(line for line in DEFAULT_TEMPLATE.split("\n") if line.startswith("# "))
+
+# JavaScript's \w is ASCII-only; so is this pattern.
+_VARIABLE = re.compile(r"\{\{(\w+)\}\}", re.ASCII)
+
+
+# --- files ----------------------------------------------------------------------------------
+
+
+def config_dir(config_home: str) -> Path:
+    """`<configHome>/session-memory/config`, where custom template and prompt live."""
+    return Path(config_home) / "session-memory" / "config"
+
+
+@dataclass(frozen=True)
+class LoadedText:
+    """A template or prompt and where it came from."""
+
+    text: str | None
+    """The custom text, or None when the default applies."""
+    source: str
+    """`custom` or `default`."""
+    path: str
+    error: str | None = None
+    """Why a custom file that exists was not used."""
+
+
+def _load_custom(path: Path) -> LoadedText:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return LoadedText(None, "default", str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        # Claude Code falls back to its default on any error, so do we, but say why.
+        return LoadedText(None, "default", str(path), f"{exc.__class__.__name__}: unreadable")
+    return LoadedText(text, "custom", str(path))
+
+
+def load_custom_template(config_home: str) -> LoadedText:
+    """`<configHome>/session-memory/config/template.md`, or the default on any error."""
+    return _load_custom(config_dir(config_home) / "template.md")
+
+
+def load_custom_prompt(config_home: str) -> LoadedText:
+    """`<configHome>/session-memory/config/prompt.md`, or the default on any error."""
+    return _load_custom(config_dir(config_home) / "prompt.md")
+
+
+def effective_template(config_home: str) -> tuple[str, LoadedText]:
+    """The template text in force and how it was chosen."""
+    loaded = load_custom_template(config_home)
+    return (loaded.text if loaded.text is not None else DEFAULT_TEMPLATE), loaded
+
+
+def substitute_variables(text: str, values: Mapping[str, str]) -> str:
+    """Replace `{{name}}` once, left to right; unknown names stay literal and inserted values
+    are never re-scanned or treated as backreferences."""
+    return _VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+# --- sizes ----------------------------------------------------------------------------------
+
+
+def analyze_section_sizes(content: str) -> dict[str, int]:
+    """`analyzeSectionSizes`: header line → rough tokens of its trimmed body.
+
+    Sections whose header is followed by no line at all are left out, and a repeated header
+    keeps its first position with the last value, as a JavaScript object would.
+    """
+    sizes: dict[str, int] = {}
+    header = ""
+    body: list[str] = []
+    for line in content.split("\n"):
+        if line.startswith("# "):
+            if header and body:
+                sizes[header] = rough_token_count("\n".join(body).strip())
+            header = line
+            body = []
+        else:
+            body.append(line)
+    if header and body:
+        sizes[header] = rough_token_count("\n".join(body).strip())
+    return sizes
+
+
+def oversized_sections(content: str) -> list[tuple[str, int]]:
+    """Sections over 2,000 tokens, largest first, as the update prompt lists them."""
+    sizes = analyze_section_sizes(content)
+    over = [(h, n) for h, n in sizes.items() if n > MAX_SECTION_LENGTH]
+    return sorted(over, key=lambda item: item[1], reverse=True)
+
+
+def total_tokens(content: str) -> int:
+    """Rough tokens of the whole notes file (compared against 12,000)."""
+    return rough_token_count(content)
+
+
+def is_session_memory_empty(content: str, template: str = DEFAULT_TEMPLATE) -> bool:
+    """True when the notes are still exactly the template (whitespace at the ends ignored)."""
+    return content.strip() == template.strip()
+
+
+@dataclass(frozen=True)
+class SectionSize:
+    """One `# ` section of the notes and its size against the 2,000-token limit."""
+
+    header: str
+    line: int
+    """1-based line of the header."""
+    tokens: int
+    over_limit: bool
+    is_template_only: bool
+    """The body is just the template's italic description (nothing written yet)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "header": self.header,
+            "line": self.line,
+            "tokens": self.tokens,
+            "over_limit": self.over_limit,
+            "is_template_only": self.is_template_only,
+        }
+
+
+def section_sizes(content: str) -> list[SectionSize]:
+    """Every section in file order (empty ones included), for the UI and the CLI."""
+    out: list[SectionSize] = []
+    header: str | None = None
+    header_line = 0
+    body: list[str] = []
+
+    def flush() -> None:
+        if header is None:
+            return
+        text = "\n".join(body).strip()
+        tokens = rough_token_count(text)
+        only_description = bool(re.fullmatch(r"_[^\n]*_", text)) or not text
+        out.append(
+            SectionSize(header, header_line, tokens, tokens > MAX_SECTION_LENGTH, only_description)
+        )
+
+    for number, line in enumerate(content.split("\n"), 1):
+        if line.startswith("# "):
+            flush()
+            header, header_line, body = line, number, []
+        else:
+            body.append(line)
+    flush()
+    return out
+
+
+# --- the update trigger ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriggerConfig:
+    """`tengu_sm_config`: only positive values override these defaults."""
+
+    minimum_message_tokens_to_init: int = MINIMUM_MESSAGE_TOKENS_TO_INIT
+    minimum_tokens_between_update: int = MINIMUM_TOKENS_BETWEEN_UPDATE
+    tool_calls_between_updates: int = TOOL_CALLS_BETWEEN_UPDATES
+
+
+@dataclass(frozen=True)
+class TriggerPoint:
+    """A response after which Claude Code would update the session notes."""
+
+    uuid: str | None
+    index: int
+    line: int
+    timestamp: str | None
+    tokens: int
+    tokens_since_last: int
+    tool_calls_since_last: int
+    last_turn_has_tools: bool
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "uuid": self.uuid,
+            "index": self.index,
+            "line": self.line,
+            "timestamp": self.timestamp,
+            "tokens": self.tokens,
+            "tokens_since_last": self.tokens_since_last,
+            "tool_calls_since_last": self.tool_calls_since_last,
+            "last_turn_has_tools": self.last_turn_has_tools,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class TriggerReport:
+    """Every point an update would fire, and the state left at the end."""
+
+    points: tuple[TriggerPoint, ...]
+    initialized: bool
+    last_summarized_uuid: str | None
+    """Where `lastSummarizedMessageId` would stand (only set after tool-free turns)."""
+    tokens_at_last_update: int
+    config: TriggerConfig = field(default_factory=TriggerConfig)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "trigger_points": [p.uuid for p in self.points],
+            "points": [p.to_json() for p in self.points],
+            "initialized": self.initialized,
+            "last_summarized_uuid": self.last_summarized_uuid,
+            "tokens_at_last_update": self.tokens_at_last_update,
+        }
+
+
+def _tool_use_count(raw: Mapping[str, Any]) -> int:
+    inner = raw.get("message")
+    content = inner.get("content") if isinstance(inner, Mapping) else None
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use")
+
+
+def evaluate_trigger(messages: Sequence[Any], config: TriggerConfig | None = None) -> TriggerReport:
+    """Run `shouldExtractMemory` after every main-thread response of a transcript.
+
+    `messages` are the main-chain messages in order; a compact boundary restarts the token
+    count (Claude Code measures only what follows it) but not the extraction state.
+    """
+    config = config or TriggerConfig()
+    points: list[TriggerPoint] = []
+    initialized = False
+    tokens_at_last = 0
+    tool_calls_since = 0
+    last_summarized: str | None = None
+    meter = ContextMeter()
+    raws = [as_dict(m) for m in messages]
+    for index, raw in enumerate(raws):
+        meter.add(raw)
+        if raw.get("type") != "assistant" or raw.get("isSidechain") is True:
+            continue
+        tool_calls_since += _tool_use_count(raw)
+        if not _ends_response(raws, index):
+            continue
+        inner = raw.get("message")
+        if isinstance(inner, Mapping) and inner.get("model") == "<synthetic>":
+            continue
+        current = meter.count
+        if not initialized:
+            if current < config.minimum_message_tokens_to_init:
+                continue
+            initialized = True
+        token_ok = current - tokens_at_last >= config.minimum_tokens_between_update
+        tool_ok = tool_calls_since >= config.tool_calls_between_updates
+        last_has_tools = _tool_use_count(raw) > 0
+        if not (token_ok and (tool_ok or not last_has_tools)):
+            continue
+        reason = (
+            f"{current - tokens_at_last:,} new tokens and {tool_calls_since} tool calls"
+            if tool_ok
+            else f"{current - tokens_at_last:,} new tokens and the turn ended without tools"
+        )
+        entry_line = getattr(messages[index], "line", 0)
+        points.append(
+            TriggerPoint(
+                uuid=raw.get("uuid") if isinstance(raw.get("uuid"), str) else None,
+                index=index,
+                line=entry_line,
+                timestamp=raw.get("timestamp") if isinstance(raw.get("timestamp"), str) else None,
+                tokens=current,
+                tokens_since_last=current - tokens_at_last,
+                tool_calls_since_last=tool_calls_since,
+                last_turn_has_tools=last_has_tools,
+                reason=reason,
+            )
+        )
+        tokens_at_last = current
+        tool_calls_since = 0
+        if not last_has_tools:
+            last_summarized = points[-1].uuid
+    return TriggerReport(tuple(points), initialized, last_summarized, tokens_at_last, config)
+
+
+def _ends_response(raws: Sequence[Mapping[str, Any]], index: int) -> bool:
+    """True when no later record of the same streamed response follows before another
+    response starts (tool results in between do not end it)."""
+    inner = raws[index].get("message")
+    response_id = inner.get("id") if isinstance(inner, Mapping) else None
+    if response_id is None:
+        return True
+    for later in raws[index + 1 :]:
+        if later.get("type") != "assistant":
+            continue
+        later_inner = later.get("message")
+        later_id = later_inner.get("id") if isinstance(later_inner, Mapping) else None
+        return later_id != response_id
+    return True
+
+
+# --- the report -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionMemoryReport:
+    """The notes file of one session against Claude Code's limits."""
+
+    path: str
+    exists: bool
+    is_empty: bool
+    template_source: str
+    template_path: str
+    template_error: str | None
+    sections: tuple[SectionSize, ...]
+    total_tokens: int
+    over_total: bool
+    content: str | None = None
+    trigger: TriggerReport | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "path": self.path,
+            "exists": self.exists,
+            "is_empty": self.is_empty,
+            "template_source": self.template_source,
+            "template_path": self.template_path,
+            "template_error": self.template_error,
+            "sections": [s.to_json() for s in self.sections],
+            "total_tokens": self.total_tokens,
+            "max_total_tokens": MAX_TOTAL_SESSION_MEMORY_TOKENS,
+            "max_section_tokens": MAX_SECTION_LENGTH,
+            "over_total": self.over_total,
+        }
+        if self.trigger is not None:
+            data.update(self.trigger.to_json())
+        return data
+
+
+def read_session_memory(path: str, config_home: str) -> SessionMemoryReport:
+    """Read a `summary.md` and measure it; a missing file is reported, not raised."""
+    template, loaded = effective_template(config_home)
+    target = Path(path)
+    try:
+        content: str | None = target.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        content = None
+    if content is None:
+        return SessionMemoryReport(
+            path=str(target),
+            exists=False,
+            is_empty=True,
+            template_source=loaded.source,
+            template_path=loaded.path,
+            template_error=loaded.error,
+            sections=(),
+            total_tokens=0,
+            over_total=False,
+        )
+    total = total_tokens(content)
+    return SessionMemoryReport(
+        path=str(target),
+        exists=True,
+        is_empty=is_session_memory_empty(content, template),
+        template_source=loaded.source,
+        template_path=loaded.path,
+        template_error=loaded.error,
+        sections=tuple(section_sizes(content)),
+        total_tokens=total,
+        over_total=total > MAX_TOTAL_SESSION_MEMORY_TOKENS,
+        content=content,
+    )

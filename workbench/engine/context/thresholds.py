@@ -1,0 +1,409 @@
+"""The threshold ladder: effective window, warning, error, auto-compact and blocking (spec 04
+§9.2, §9.5), with every environment override Claude Code honours."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.context.models import (
+    context_window_for_model,
+    max_output_tokens_for_model,
+)
+from workbench.engine.envflags import is_truthy, positive_int
+from workbench.engine.jsutil import js_round
+
+MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000
+AUTOCOMPACT_BUFFER_TOKENS = 13_000
+WARNING_THRESHOLD_BUFFER_TOKENS = 20_000
+ERROR_THRESHOLD_BUFFER_TOKENS = 20_000
+MANUAL_COMPACT_BUFFER_TOKENS = 3_000
+MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES = 3
+
+_JS_FLOAT = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+
+
+def parse_js_float(raw: str | None) -> float | None:
+    """`parseFloat`: the longest numeric prefix, or None (NaN) when there is none."""
+    if raw is None:
+        return None
+    text = raw.strip()
+    if text.lstrip("+-").startswith("Infinity"):
+        return -math.inf if text.startswith("-") else math.inf
+    match = _JS_FLOAT.match(text)
+    return float(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class GlobalConfig:
+    """The parts of Claude Code's global config file that affect the gauge."""
+
+    path: str | None
+    auto_compact_enabled: bool = True
+    sonnet_1m_experiment: bool = False
+    error: str | None = None
+
+
+def global_config_path(env: Mapping[str, str], config_home: str) -> Path:
+    """`getGlobalClaudeFile`: a legacy `<config>/.config.json`, else `.claude.json` in
+    `CLAUDE_CONFIG_DIR` or the home folder."""
+    legacy = Path(config_home) / ".config.json"
+    if legacy.exists():
+        return legacy
+    base = env.get("CLAUDE_CONFIG_DIR") or env.get("HOME") or os.path.expanduser("~")
+    return Path(base) / ".claude.json"
+
+
+def load_global_config(env: Mapping[str, str], config_home: str) -> GlobalConfig:
+    """Read `autoCompactEnabled` and the 1M experiment flag; any problem means defaults."""
+    path = global_config_path(env, config_home)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return GlobalConfig(path=None)
+    except (OSError, ValueError) as exc:
+        return GlobalConfig(path=str(path), error=f"{exc.__class__.__name__}: unreadable")
+    if not isinstance(data, dict):
+        return GlobalConfig(path=str(path), error="not a JSON object")
+    enabled = data.get("autoCompactEnabled")
+    cache = data.get("clientDataCache")
+    experiment = isinstance(cache, dict) and cache.get("coral_reef_sonnet") == "true"
+    return GlobalConfig(
+        path=str(path),
+        auto_compact_enabled=enabled if isinstance(enabled, bool) else True,
+        sonnet_1m_experiment=experiment,
+    )
+
+
+@dataclass(frozen=True)
+class EnvOverride:
+    """One environment variable that changed (or tried to change) the ladder."""
+
+    name: str
+    value: str
+    applied: bool
+    effect: str
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Every rung of the ladder for one model and environment."""
+
+    model: str
+    context_window: int
+    context_window_source: str
+    max_output_tokens: int
+    max_output_source: str
+    reserved: int
+    """Tokens kept free for the summary: `min(max output, 20,000)`."""
+    effective_window: int
+    auto_compact_enabled: bool
+    auto_compact_disabled_by: str | None
+    autocompact: int
+    warning: int
+    error: int
+    blocking: int
+    overrides: tuple[EnvOverride, ...] = ()
+
+    @property
+    def warning_base(self) -> int:
+        """What percentLeft counts down to: auto-compact when enabled, else the window."""
+        return self.autocompact if self.auto_compact_enabled else self.effective_window
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "context_window": self.context_window,
+            "context_window_source": self.context_window_source,
+            "max_output_tokens": self.max_output_tokens,
+            "max_output_source": self.max_output_source,
+            "reserved": self.reserved,
+            "effective_window": self.effective_window,
+            "auto_compact_enabled": self.auto_compact_enabled,
+            "auto_compact_disabled_by": self.auto_compact_disabled_by,
+            "thresholds": {
+                "warning": self.warning,
+                "error": self.error,
+                "autocompact": self.autocompact,
+                "blocking": self.blocking,
+            },
+            "overrides": [asdict(o) for o in self.overrides],
+        }
+
+
+def auto_compact_disabled_by(env: Mapping[str, str], config: GlobalConfig | None) -> str | None:
+    """`isAutoCompactEnabled` inverted: the switch that turned it off, or None."""
+    for name in ("DISABLE_COMPACT", "DISABLE_AUTO_COMPACT"):
+        if is_truthy(env.get(name)):
+            return name
+    if config is not None and not config.auto_compact_enabled:
+        return "autoCompactEnabled=false"
+    return None
+
+
+def compute_thresholds(
+    model: str,
+    *,
+    env: Mapping[str, str],
+    config: GlobalConfig | None = None,
+    betas: tuple[str, ...] = (),
+    slot_cap: bool = False,
+) -> Thresholds:
+    """The ladder for `model` under `env`, exactly as `autoCompact.ts` computes it."""
+    overrides: list[EnvOverride] = []
+    out = max_output_tokens_for_model(model, env=env, slot_cap=slot_cap)
+    raw_out = env.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS")
+    if raw_out is not None:
+        overrides.append(
+            EnvOverride(
+                "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+                raw_out,
+                out.source == "env",
+                f"max output {out.tokens:,}" if out.source == "env" else "invalid, ignored",
+            )
+        )
+    reserved = min(out.tokens, MAX_OUTPUT_TOKENS_FOR_SUMMARY)
+
+    window = context_window_for_model(
+        model,
+        env=env,
+        betas=betas,
+        sonnet_1m_experiment=bool(config and config.sonnet_1m_experiment),
+    )
+    if env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT") is not None:
+        overrides.append(
+            EnvOverride(
+                "CLAUDE_CODE_DISABLE_1M_CONTEXT",
+                env["CLAUDE_CODE_DISABLE_1M_CONTEXT"],
+                is_truthy(env["CLAUDE_CODE_DISABLE_1M_CONTEXT"]),
+                "1M window switched off"
+                if is_truthy(env["CLAUDE_CODE_DISABLE_1M_CONTEXT"])
+                else "",
+            )
+        )
+    window_tokens = window.tokens
+    cap = positive_int(env, "CLAUDE_CODE_AUTO_COMPACT_WINDOW")
+    if env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW") is not None:
+        overrides.append(
+            EnvOverride(
+                "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+                env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"],
+                cap is not None,
+                f"window capped at {min(window_tokens, cap):,}" if cap else "invalid, ignored",
+            )
+        )
+    if cap is not None:
+        window_tokens = min(window_tokens, cap)
+    effective = window_tokens - reserved
+
+    autocompact = effective - AUTOCOMPACT_BUFFER_TOKENS
+    raw_pct = env.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")
+    if raw_pct is not None:
+        pct = parse_js_float(raw_pct)
+        valid = pct is not None and 0 < pct <= 100
+        if valid:
+            assert pct is not None
+            # The override can only bring auto-compaction earlier, never later.
+            autocompact = min(math.floor(effective * (pct / 100)), autocompact)
+        overrides.append(
+            EnvOverride(
+                "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+                raw_pct,
+                valid,
+                f"auto-compact at {autocompact:,}" if valid else "not in (0, 100], ignored",
+            )
+        )
+
+    disabled_by = auto_compact_disabled_by(env, config)
+    for name in ("DISABLE_COMPACT", "DISABLE_AUTO_COMPACT"):
+        if env.get(name) is not None:
+            overrides.append(
+                EnvOverride(
+                    name,
+                    env[name],
+                    is_truthy(env[name]),
+                    "auto-compact off" if is_truthy(env[name]) else "not truthy, ignored",
+                )
+            )
+    enabled = disabled_by is None
+    base = autocompact if enabled else effective
+
+    blocking = positive_int(env, "CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE")
+    if env.get("CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE") is not None:
+        overrides.append(
+            EnvOverride(
+                "CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE",
+                env["CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE"],
+                blocking is not None,
+                f"blocking at {blocking:,}" if blocking else "invalid, ignored",
+            )
+        )
+    return Thresholds(
+        model=model,
+        context_window=window_tokens,
+        context_window_source="env-cap"
+        if cap is not None and cap < window.tokens
+        else window.source,
+        max_output_tokens=out.tokens,
+        max_output_source=out.source,
+        reserved=reserved,
+        effective_window=effective,
+        auto_compact_enabled=enabled,
+        auto_compact_disabled_by=disabled_by,
+        autocompact=autocompact,
+        warning=base - WARNING_THRESHOLD_BUFFER_TOKENS,
+        error=base - ERROR_THRESHOLD_BUFFER_TOKENS,
+        blocking=blocking if blocking is not None else effective - MANUAL_COMPACT_BUFFER_TOKENS,
+        overrides=tuple(overrides),
+    )
+
+
+@dataclass(frozen=True)
+class TokenWarningState:
+    """`calculateTokenWarningState` for one token count, plus the label Claude Code shows."""
+
+    used: int
+    percent_left: int
+    above_warning: bool
+    above_error: bool
+    above_autocompact: bool
+    at_blocking: bool
+    label: str | None
+    """The text Claude Code's footer shows, or None when it shows nothing."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def token_warning_state(
+    used: int, thresholds: Thresholds, *, suppressed: bool = False
+) -> TokenWarningState:
+    """Where `used` sits on the ladder; `suppressed` models the quiet period after a compaction."""
+    base = thresholds.warning_base
+    percent_left = max(0, js_round((base - used) / base * 100)) if base > 0 else 0
+    above_warning = used >= base - WARNING_THRESHOLD_BUFFER_TOKENS
+    above_error = used >= base - ERROR_THRESHOLD_BUFFER_TOKENS
+    above_autocompact = thresholds.auto_compact_enabled and used >= thresholds.autocompact
+    label: str | None = None
+    if above_warning and not suppressed:
+        # Claude Code's footer text, reproduced so the user sees what the CLI will show.
+        if thresholds.auto_compact_enabled:
+            label = f"{percent_left}% until auto-compact"
+        else:
+            label = f"Context low ({percent_left}% remaining) · Run /compact to compact & continue"
+    return TokenWarningState(
+        used=used,
+        percent_left=percent_left,
+        above_warning=above_warning,
+        above_error=above_error,
+        above_autocompact=above_autocompact,
+        at_blocking=used >= thresholds.blocking,
+        label=label,
+    )
+
+
+# --- shouldAutoCompact and the circuit breaker ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class AutoCompactTracking:
+    """The per-session state `autoCompactIfNeeded` threads through the query loop."""
+
+    compacted: bool = False
+    turn_counter: int = 0
+    consecutive_failures: int = 0
+
+    @property
+    def circuit_open(self) -> bool:
+        """After three failures in a row auto-compaction is skipped for the session."""
+        return self.consecutive_failures >= MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES
+
+    def after_success(self) -> AutoCompactTracking:
+        return AutoCompactTracking(compacted=True, turn_counter=0, consecutive_failures=0)
+
+    def after_failure(self) -> AutoCompactTracking:
+        return replace(self, consecutive_failures=self.consecutive_failures + 1)
+
+    def after_turn(self) -> AutoCompactTracking:
+        return replace(self, turn_counter=self.turn_counter + 1)
+
+
+@dataclass(frozen=True)
+class AutoCompactDecision:
+    """Whether auto-compaction would run now, and the reason in our words."""
+
+    fire: bool
+    reason: str
+    tokens: int
+    threshold: int
+    guards: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fire": self.fire,
+            "reason": self.reason,
+            "tokens": self.tokens,
+            "threshold": self.threshold,
+            "guards": list(self.guards),
+        }
+
+
+def should_auto_compact(
+    tokens: int,
+    thresholds: Thresholds,
+    *,
+    query_source: str = "repl_main_thread",
+    reactive_only: bool = False,
+    context_collapse: bool = False,
+    snip_tokens_freed: int = 0,
+) -> AutoCompactDecision:
+    """`shouldAutoCompact`: the recursion, mode and switch guards, then the threshold test."""
+    guards: list[str] = []
+    if query_source in ("session_memory", "compact"):
+        guards.append(f"query source {query_source} never auto-compacts (recursion guard)")
+    if query_source == "marble_origami":
+        guards.append("the context-collapse agent never auto-compacts")
+    if not thresholds.auto_compact_enabled:
+        guards.append(f"auto-compact is off ({thresholds.auto_compact_disabled_by})")
+    if reactive_only:
+        guards.append("reactive-only mode compacts on the API's error instead")
+    if context_collapse:
+        guards.append("context collapse manages the window instead")
+    counted = tokens - snip_tokens_freed
+    if guards:
+        return AutoCompactDecision(False, guards[0], counted, thresholds.autocompact, tuple(guards))
+    if counted >= thresholds.autocompact:
+        reason = (
+            f"{counted:,} tokens reach the auto-compact threshold of {thresholds.autocompact:,}"
+        )
+        return AutoCompactDecision(True, reason, counted, thresholds.autocompact)
+    reason = f"{thresholds.autocompact - counted:,} tokens below the auto-compact threshold"
+    return AutoCompactDecision(False, reason, counted, thresholds.autocompact)
+
+
+def auto_compact_if_needed(
+    tokens: int,
+    thresholds: Thresholds,
+    tracking: AutoCompactTracking,
+    *,
+    env: Mapping[str, str],
+    **guards: Any,
+) -> AutoCompactDecision:
+    """`autoCompactIfNeeded`'s gate: DISABLE_COMPACT, the circuit breaker, then the guards."""
+    if is_truthy(env.get("DISABLE_COMPACT")):
+        return AutoCompactDecision(
+            False, "DISABLE_COMPACT is set", tokens, thresholds.autocompact, ("DISABLE_COMPACT",)
+        )
+    if tracking.circuit_open:
+        reason = (
+            f"{tracking.consecutive_failures} auto-compactions failed in a row; "
+            "Claude Code stops trying for the rest of the session"
+        )
+        return AutoCompactDecision(False, reason, tokens, thresholds.autocompact, ("circuit",))
+    return should_auto_compact(tokens, thresholds, **guards)

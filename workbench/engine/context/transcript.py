@@ -1,0 +1,905 @@
+"""Reading Claude Code's session transcripts (`<projects>/<project>/<session>.jsonl`).
+
+Every entry type is kept (raw dict available); unknown types and broken lines are counted,
+never fatal, and a half-written last line is expected. On top of the raw entries this module
+knows the conversation rules of spec 04 §11 and the appendix: streaming records that share
+`message.id`, sidechains, compact boundaries and the messages after the last one, preserved
+segments and their relinks, trusted session titles, and the session list of a project.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.context.jsonl import parse_line, split_lines
+from workbench.engine.context.tokens import (
+    context_tokens_from_usage,
+    is_synthetic_assistant,
+    token_count_with_estimation,
+    token_usage,
+)
+from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.jsutil import js_iso
+
+MESSAGE_TYPES = frozenset({"user", "assistant", "system", "attachment"})
+KNOWN_TYPES = MESSAGE_TYPES | frozenset(
+    {
+        "progress",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "ai-title",
+        "last-prompt",
+        "task-summary",
+        "tag",
+        "agent-name",
+        "agent-color",
+        "agent-setting",
+        "pr-link",
+        "mode",
+        "permission-mode",
+        "worktree-state",
+        "content-replacement",
+        "attribution-snapshot",
+        "speculation-accept",
+        "marble-origami-commit",
+        "marble-origami-snapshot",
+    }
+)
+# Claude Code reads at most this much of a transcript when resuming (MAX_TRANSCRIPT_READ_BYTES).
+MAX_TRANSCRIPT_READ_BYTES = 50 * 1024 * 1024
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+
+class Entry:
+    """One parsed transcript line; `raw` is the dict exactly as read."""
+
+    __slots__ = ("raw", "line", "offset")
+
+    def __init__(self, raw: dict[str, Any], line: int = 0, offset: int = 0) -> None:
+        self.raw = raw
+        self.line = line
+        """1-based line number in the file (0 when built in memory)."""
+        self.offset = offset
+        """Byte offset of the line in the file."""
+
+    def __repr__(self) -> str:
+        return f"Entry(line={self.line}, type={self.type!r}, uuid={self.uuid!r})"
+
+    @property
+    def type(self) -> str:
+        value = self.raw.get("type")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def subtype(self) -> str | None:
+        value = self.raw.get("subtype")
+        return value if isinstance(value, str) else None
+
+    @property
+    def uuid(self) -> str | None:
+        value = self.raw.get("uuid")
+        return value if isinstance(value, str) else None
+
+    @property
+    def parent_uuid(self) -> str | None:
+        value = self.raw.get("parentUuid")
+        return value if isinstance(value, str) else None
+
+    @property
+    def timestamp(self) -> str | None:
+        value = self.raw.get("timestamp")
+        return value if isinstance(value, str) else None
+
+    @property
+    def is_sidechain(self) -> bool:
+        return self.raw.get("isSidechain") is True
+
+    @property
+    def is_meta(self) -> bool:
+        return self.raw.get("isMeta") is True
+
+    @property
+    def is_message(self) -> bool:
+        """A conversation message (user, assistant, system, attachment)."""
+        return self.type in MESSAGE_TYPES
+
+    @property
+    def is_compact_boundary(self) -> bool:
+        return self.type == "system" and self.subtype == "compact_boundary"
+
+    @property
+    def is_compact_summary(self) -> bool:
+        return self.raw.get("isCompactSummary") is True
+
+    @property
+    def message(self) -> Mapping[str, Any]:
+        value = self.raw.get("message")
+        return value if isinstance(value, Mapping) else {}
+
+    @property
+    def content(self) -> Any:
+        return self.message.get("content")
+
+    @property
+    def blocks(self) -> list[Mapping[str, Any]]:
+        """Content blocks (a string content becomes one text block)."""
+        content = self.content
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}]
+        if isinstance(content, list):
+            return [b for b in content if isinstance(b, Mapping)]
+        return []
+
+    @property
+    def message_id(self) -> str | None:
+        if self.type != "assistant":
+            return None
+        value = self.message.get("id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def request_id(self) -> str | None:
+        value = self.raw.get("requestId")
+        return value if isinstance(value, str) else None
+
+    @property
+    def model(self) -> str | None:
+        value = self.message.get("model")
+        return value if isinstance(value, str) else None
+
+    @property
+    def is_synthetic(self) -> bool:
+        """A harness-made assistant message (API error, interruption) with no real usage."""
+        return self.type == "assistant" and is_synthetic_assistant(self.raw)
+
+    @property
+    def usage(self) -> Mapping[str, Any] | None:
+        """Real usage (`getTokenUsage`): None for synthetic and non-assistant entries."""
+        return token_usage(self.raw)
+
+    @property
+    def compact_metadata(self) -> Mapping[str, Any]:
+        value = self.raw.get("compactMetadata")
+        return value if isinstance(value, Mapping) else {}
+
+    def tool_uses(self) -> list[Mapping[str, Any]]:
+        """The `tool_use` blocks of an assistant entry."""
+        if self.type != "assistant":
+            return []
+        return [b for b in self.blocks if b.get("type") == "tool_use"]
+
+    def tool_results(self) -> list[Mapping[str, Any]]:
+        """The `tool_result` blocks of a user entry."""
+        if self.type != "user":
+            return []
+        return [b for b in self.blocks if b.get("type") == "tool_result"]
+
+    def text(self) -> str:
+        """The plain text the entry carries (text blocks, string content, tool result text)."""
+        parts: list[str] = []
+        for block in self.blocks:
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif kind == "tool_result":
+                inner = block.get("content")
+                if isinstance(inner, str):
+                    parts.append(inner)
+                elif isinstance(inner, list):
+                    parts.extend(
+                        i["text"]
+                        for i in inner
+                        if isinstance(i, Mapping) and isinstance(i.get("text"), str)
+                    )
+        if self.type == "system" and isinstance(self.raw.get("content"), str):
+            parts.append(self.raw["content"])
+        return "\n".join(parts)
+
+    def preview(self, limit: int = 120) -> str:
+        """A one-line preview for lists."""
+        text = " ".join(self.text().split())
+        if not text:
+            kinds = [str(b.get("type")) for b in self.blocks]
+            text = f"[{', '.join(kinds)}]" if kinds else f"[{self.subtype or self.type}]"
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def to_json(self) -> dict[str, Any]:
+        """A compact description for lists and the UI (not the raw line)."""
+        return {
+            "line": self.line,
+            "type": self.type,
+            "subtype": self.subtype,
+            "uuid": self.uuid,
+            "parent_uuid": self.parent_uuid,
+            "timestamp": self.timestamp,
+            "is_sidechain": self.is_sidechain,
+            "message_id": self.message_id,
+            "preview": self.preview(),
+        }
+
+
+@dataclass(frozen=True)
+class ReadStats:
+    """What reading a transcript found, good and bad."""
+
+    size_bytes: int
+    lines: int
+    entries: int
+    type_counts: dict[str, int]
+    unknown_types: dict[str, int]
+    broken_lines: int
+    broken_line_numbers: tuple[int, ...]
+    """The first few broken lines (1-based)."""
+    truncated_tail: bool
+    """The last line is incomplete: Claude Code is probably still writing it."""
+    duplicate_uuids: int
+    skipped_bytes: int = 0
+    """Bytes not read because the file was larger than the reader's limit."""
+
+    @property
+    def problems(self) -> list[str]:
+        """Human-readable notes about lines that could not be used."""
+        notes: list[str] = []
+        if self.broken_lines:
+            shown = ", ".join(str(n) for n in self.broken_line_numbers)
+            more = "" if self.broken_lines <= len(self.broken_line_numbers) else ", …"
+            notes.append(f"{self.broken_lines} line(s) are not JSON objects (line {shown}{more})")
+        if self.truncated_tail:
+            notes.append("the last line is incomplete (the session may still be writing it)")
+        if self.unknown_types:
+            kinds = ", ".join(f"{k} ×{v}" for k, v in sorted(self.unknown_types.items()))
+            notes.append(f"entry types the workbench does not know: {kinds}")
+        if self.skipped_bytes:
+            notes.append(f"{self.skipped_bytes:,} bytes at the start were not read")
+        return notes
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "size_bytes": self.size_bytes,
+            "lines": self.lines,
+            "entries": self.entries,
+            "type_counts": self.type_counts,
+            "unknown_types": self.unknown_types,
+            "broken_lines": self.broken_lines,
+            "broken_line_numbers": list(self.broken_line_numbers),
+            "truncated_tail": self.truncated_tail,
+            "duplicate_uuids": self.duplicate_uuids,
+            "skipped_bytes": self.skipped_bytes,
+            "problems": self.problems,
+        }
+
+
+@dataclass(frozen=True)
+class CompactionEvent:
+    """One `compact_boundary` and what the file says about it."""
+
+    uuid: str | None
+    line: int
+    timestamp: str | None
+    trigger: str | None
+    pre_tokens: int | None
+    post_tokens: int | None
+    logical_parent_uuid: str | None
+    summary_uuid: str | None
+    """The `isCompactSummary` user message that follows the boundary."""
+    preserved_segment: Mapping[str, Any] | None
+    duration_ms: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "uuid": self.uuid,
+            "trigger": self.trigger,
+            "pre_tokens": self.pre_tokens,
+            "post_tokens": self.post_tokens,
+            "line": self.line,
+            "timestamp": self.timestamp,
+            "logical_parent_uuid": self.logical_parent_uuid,
+            "summary_uuid": self.summary_uuid,
+            "preserved_segment": dict(self.preserved_segment) if self.preserved_segment else None,
+            "duration_ms": self.duration_ms,
+        }
+
+
+def compaction_event(entry: Entry, summary_uuid: str | None = None) -> CompactionEvent:
+    """The event a `compact_boundary` entry records."""
+    meta = entry.compact_metadata
+    preserved = meta.get("preservedSegment")
+    return CompactionEvent(
+        uuid=entry.uuid,
+        line=entry.line,
+        timestamp=entry.timestamp,
+        trigger=_str(meta.get("trigger")),
+        pre_tokens=_opt_int(meta.get("preTokens")),
+        post_tokens=_opt_int(meta.get("postTokens")),
+        logical_parent_uuid=_str(entry.raw.get("logicalParentUuid")),
+        summary_uuid=summary_uuid,
+        preserved_segment=preserved if isinstance(preserved, Mapping) else None,
+        duration_ms=_opt_int(meta.get("durationMs")),
+    )
+
+
+@dataclass(frozen=True)
+class ApiResponse:
+    """One API response, merged from the records streaming split it into."""
+
+    message_id: str
+    request_id: str | None
+    uuid: str | None
+    """The first record's uuid."""
+    first_line: int
+    last_line: int
+    timestamp: str | None
+    model: str | None
+    records: int
+    usage: Mapping[str, Any]
+    """From the record with the largest `output_tokens` (early records hold placeholders)."""
+    is_sidechain: bool
+
+    @property
+    def context_tokens(self) -> int:
+        """The prompt size of this call: input + cache creation + cache read."""
+        return context_tokens_from_usage(self.usage)
+
+    @property
+    def output_tokens(self) -> int:
+        value = self.usage.get("output_tokens")
+        return value if isinstance(value, int) else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "message_id": self.message_id,
+            "request_id": self.request_id,
+            "uuid": self.uuid,
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "timestamp": self.timestamp,
+            "model": self.model,
+            "records": self.records,
+            "context_tokens": self.context_tokens,
+            "output_tokens": self.output_tokens,
+        }
+
+
+def parse_entries(
+    data: bytes, *, base_offset: int = 0, first_line: int = 1
+) -> tuple[list[Entry], ReadStats]:
+    """Every line of `data` that is a JSON object, plus counts of everything else."""
+    entries: list[Entry] = []
+    type_counts: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
+    broken: list[int] = []
+    broken_count = 0
+    truncated_tail = False
+    lines = 0
+    ends_cleanly = data.endswith(b"\n")
+    last_number = data.count(b"\n") + 1
+    for number, offset, line in split_lines(data, base_offset):
+        lines += 1
+        raw = parse_line(line)
+        if raw is None:
+            if number == last_number and not ends_cleanly:
+                truncated_tail = True
+                continue
+            broken_count += 1
+            if len(broken) < 10:
+                broken.append(number + first_line - 1)
+            continue
+        kind = raw.get("type")
+        kind_name = kind if isinstance(kind, str) else "<none>"
+        type_counts[kind_name] += 1
+        if kind_name not in KNOWN_TYPES:
+            unknown[kind_name] += 1
+        entries.append(Entry(raw, number + first_line - 1, offset))
+    stats = ReadStats(
+        size_bytes=len(data),
+        lines=lines,
+        entries=len(entries),
+        type_counts=dict(type_counts),
+        unknown_types=dict(unknown),
+        broken_lines=broken_count,
+        broken_line_numbers=tuple(broken),
+        truncated_tail=truncated_tail,
+        duplicate_uuids=0,
+    )
+    return entries, stats
+
+
+class Transcript:
+    """A whole transcript file: raw entries plus the conversation views Claude Code uses."""
+
+    def __init__(self, path: str, entries: list[Entry], stats: ReadStats) -> None:
+        self.path = path
+        self.entries = entries
+        self.stats = stats
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Transcript:
+        """Read a transcript; missing files and folders are a `NotFoundError`."""
+        target = Path(path)
+        if target.is_dir():
+            raise UserInputError(f"{target} is a folder, not a transcript file")
+        try:
+            with open(target, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                skipped = 0
+                if max_bytes is not None and size > max_bytes:
+                    # Keep the newest part, starting at a line boundary.
+                    skipped = size - max_bytes
+                    handle.seek(skipped)
+                    data = handle.read()
+                    cut = data.find(b"\n")
+                    skipped += cut + 1 if cut != -1 else len(data)
+                    data = data[cut + 1 :] if cut != -1 else b""
+                else:
+                    data = handle.read()
+        except FileNotFoundError:
+            raise NotFoundError(f"no transcript at {target}") from None
+        except PermissionError:
+            raise UserInputError(f"cannot read {target}: permission denied") from None
+        entries, stats = parse_entries(data, base_offset=skipped)
+        if skipped:
+            stats = _with(stats, skipped_bytes=skipped, size_bytes=size)
+        return cls(str(target), entries, stats)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path: str = "<memory>") -> Transcript:
+        """A transcript parsed from bytes already in memory."""
+        entries, stats = parse_entries(data)
+        return cls(path, entries, stats)
+
+    @classmethod
+    def from_dicts(cls, rows: Iterable[Mapping[str, Any]], path: str = "<memory>") -> Transcript:
+        """A transcript built from entry dicts (tests, generated sessions)."""
+        entries = [Entry(dict(row), number) for number, row in enumerate(rows, 1)]
+        counts = Counter(e.type or "<none>" for e in entries)
+        stats = ReadStats(
+            size_bytes=0,
+            lines=len(entries),
+            entries=len(entries),
+            type_counts=dict(counts),
+            unknown_types={k: v for k, v in counts.items() if k not in KNOWN_TYPES},
+            broken_lines=0,
+            broken_line_numbers=(),
+            truncated_tail=False,
+            duplicate_uuids=0,
+        )
+        return cls(path, entries, stats)
+
+    # --- identity -------------------------------------------------------------------------
+
+    @cached_property
+    def session_id(self) -> str:
+        """The file name's stem, else the first `sessionId` in the file."""
+        stem = Path(self.path).stem
+        if stem and stem != "<memory>":
+            return stem
+        for entry in self.entries:
+            value = entry.raw.get("sessionId")
+            if isinstance(value, str):
+                return value
+        return stem
+
+    @cached_property
+    def by_uuid(self) -> dict[str, Entry]:
+        """Every entry with a uuid (first occurrence wins), progress lines included."""
+        index: dict[str, Entry] = {}
+        for entry in self.entries:
+            uuid = entry.uuid
+            if uuid is not None and uuid not in index:
+                index[uuid] = entry
+        return index
+
+    # --- conversation ---------------------------------------------------------------------
+
+    @cached_property
+    def is_subagent(self) -> bool:
+        """A subagent's own transcript: every message is a sidechain message."""
+        flags = [e.is_sidechain for e in self.entries if e.type in MESSAGE_TYPES]
+        return bool(flags) and all(flags)
+
+    @cached_property
+    def messages(self) -> list[Entry]:
+        """Main-chain messages in file order, each uuid once (resumes copy earlier lines).
+
+        In a subagent's own transcript the subagent's chain is the main chain.
+        """
+        seen: set[str] = set()
+        out: list[Entry] = []
+        sidechain = self.is_subagent
+        for entry in self.entries:
+            if entry.type not in MESSAGE_TYPES or entry.is_sidechain != sidechain:
+                continue
+            uuid = entry.uuid
+            if uuid is not None:
+                if uuid in seen:
+                    continue
+                seen.add(uuid)
+            out.append(entry)
+        return out
+
+    @cached_property
+    def duplicate_uuids(self) -> int:
+        """Main-chain messages dropped because their uuid had already appeared."""
+        sidechain = self.is_subagent
+        total = sum(
+            1 for e in self.entries if e.type in MESSAGE_TYPES and e.is_sidechain == sidechain
+        )
+        return total - len(self.messages)
+
+    @cached_property
+    def sidechain_messages(self) -> list[Entry]:
+        """Inline subagent messages (`isSidechain: true`), excluded from the main context."""
+        if self.is_subagent:
+            return []
+        return [e for e in self.entries if e.type in MESSAGE_TYPES and e.is_sidechain]
+
+    @cached_property
+    def compactions(self) -> list[CompactionEvent]:
+        """Every compact boundary of the main chain, oldest first, paired with its summary."""
+        events: list[CompactionEvent] = []
+        messages = self.messages
+        for index, entry in enumerate(messages):
+            if not entry.is_compact_boundary:
+                continue
+            summary_uuid = None
+            for later in messages[index + 1 : index + 12]:
+                if later.is_compact_boundary:
+                    break
+                if later.type == "user" and later.is_compact_summary:
+                    summary_uuid = later.uuid
+                    break
+            events.append(compaction_event(entry, summary_uuid))
+        return events
+
+    @cached_property
+    def last_boundary_index(self) -> int | None:
+        """Index in `messages` of the last compact boundary, or None."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            if self.messages[index].is_compact_boundary:
+                return index
+        return None
+
+    @cached_property
+    def preserved(self) -> PreservedSegment | None:
+        """The preserved segment of the last boundary, relinked as Claude Code loads it."""
+        return preserved_segment_relink(self.messages, self.by_uuid, self.last_boundary_index)
+
+    def current_messages(self) -> list[Entry]:
+        """What Claude Code sends after the last compaction: the boundary, its summary, any
+        preserved messages (usage zeroed), then everything after, in order."""
+        boundary = self.last_boundary_index
+        if boundary is None:
+            return list(self.messages)
+        after = self.messages[boundary:]
+        segment = self.preserved
+        if segment is None or segment.status != "live":
+            return list(after)
+        kept_uuids = {e.uuid for e in segment.messages}
+        tail = [e for e in after if e.uuid not in kept_uuids]
+        insert_at = 1
+        for position, entry in enumerate(tail):
+            if entry.uuid == segment.anchor_uuid:
+                insert_at = position + 1
+                break
+        return tail[:insert_at] + list(segment.messages) + tail[insert_at:]
+
+    def responses(self, *, sidechain: bool = False) -> list[ApiResponse]:
+        """API responses deduplicated by (message.id, requestId), keeping the max-output copy.
+
+        With `sidechain=True`, inline subagent responses are returned instead; replays of a
+        parent response inside a sidechain (same id, new request) are dropped.
+        """
+        source = self.sidechain_messages if sidechain else self.messages
+        main_ids = {e.message_id for e in self.messages if e.message_id} if sidechain else set()
+        merged: dict[tuple[str, str | None], dict[str, Any]] = {}
+        for entry in source:
+            if entry.type != "assistant" or entry.is_synthetic:
+                continue
+            usage = entry.usage
+            message_id = entry.message_id
+            if usage is None or message_id is None or message_id in main_ids:
+                continue
+            key = (message_id, entry.request_id)
+            slot = merged.get(key)
+            if slot is None:
+                merged[key] = {"first": entry, "last": entry, "best": usage, "records": 1}
+                continue
+            slot["last"] = entry
+            slot["records"] += 1
+            if _output(usage) >= _output(slot["best"]):
+                slot["best"] = usage
+        return [
+            ApiResponse(
+                message_id=key[0],
+                request_id=key[1],
+                uuid=slot["first"].uuid,
+                first_line=slot["first"].line,
+                last_line=slot["last"].line,
+                timestamp=slot["first"].timestamp,
+                model=slot["first"].model,
+                records=slot["records"],
+                usage=slot["best"],
+                is_sidechain=sidechain,
+            )
+            for key, slot in merged.items()
+        ]
+
+    # --- facts for lists ------------------------------------------------------------------
+
+    @cached_property
+    def model(self) -> str | None:
+        """The model of the last real main-chain response."""
+        for entry in reversed(self.messages):
+            if entry.type == "assistant" and not entry.is_synthetic and entry.model:
+                return entry.model
+        return None
+
+    @cached_property
+    def first_timestamp(self) -> str | None:
+        return next((e.timestamp for e in self.entries if e.timestamp), None)
+
+    @cached_property
+    def last_timestamp(self) -> str | None:
+        return next((e.timestamp for e in reversed(self.entries) if e.timestamp), None)
+
+    @cached_property
+    def title(self) -> str | None:
+        """Custom title, AI title, a summary that belongs to this file, the last prompt, or
+        the first typed prompt. Summaries naming another session's leaf are ignored (a known
+        Claude Code bug writes other sessions' summaries into a file)."""
+        custom = ai = summary = last_prompt = None
+        uuids = self.by_uuid
+        for entry in self.entries:
+            kind = entry.type
+            if kind == "custom-title":
+                custom = _str(entry.raw.get("customTitle")) or custom
+            elif kind == "ai-title":
+                ai = _str(entry.raw.get("aiTitle")) or ai
+            elif kind == "summary" and entry.raw.get("leafUuid") in uuids:
+                summary = _str(entry.raw.get("summary")) or summary
+            elif kind == "last-prompt":
+                last_prompt = _str(entry.raw.get("lastPrompt")) or last_prompt
+        chosen = custom or ai or summary or last_prompt or self.first_prompt
+        return " ".join(chosen.split())[:200] if chosen else None
+
+    @cached_property
+    def first_prompt(self) -> str | None:
+        """The first prompt the user typed (not injected, not a command wrapper)."""
+        for entry in self.messages:
+            if entry.type != "user" or entry.is_meta or entry.is_compact_summary:
+                continue
+            content = entry.content
+            text = content if isinstance(content, str) else None
+            if text is None and isinstance(content, list):
+                texts = [b.get("text") for b in entry.blocks if b.get("type") == "text"]
+                text = next((t for t in texts if isinstance(t, str)), None)
+            if text and not text.lstrip().startswith("<"):
+                return text.strip()
+        return None
+
+    def context_tokens(self) -> int:
+        """`tokenCountWithEstimation` over the messages after the last compact boundary."""
+        return token_count_with_estimation(self.current_messages())
+
+    def find_index(self, uuid: str, messages: Sequence[Entry] | None = None) -> int | None:
+        """Index of the message with `uuid` in `messages` (default: the main chain)."""
+        for index, entry in enumerate(self.messages if messages is None else messages):
+            if entry.uuid == uuid:
+                return index
+        return None
+
+
+@dataclass(frozen=True)
+class PreservedSegment:
+    """A partial compaction's kept messages and whether Claude Code would relink them."""
+
+    status: str
+    """`live` (relinked on load), `broken` (head not reachable: the full history loads) or
+    `stale` (a later boundary without a segment superseded it)."""
+    head_uuid: str | None
+    anchor_uuid: str | None
+    tail_uuid: str | None
+    messages: tuple[Entry, ...] = field(default_factory=tuple)
+    """Head to tail, with assistant usage zeroed as Claude Code does on load."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "head_uuid": self.head_uuid,
+            "anchor_uuid": self.anchor_uuid,
+            "tail_uuid": self.tail_uuid,
+            "messages": len(self.messages),
+        }
+
+
+def preserved_segment_relink(
+    messages: Sequence[Entry], by_uuid: Mapping[str, Entry], last_boundary: int | None
+) -> PreservedSegment | None:
+    """`applyPreservedSegmentRelinks`: walk tail → head through `parentUuid` and zero usage."""
+    if last_boundary is None:
+        return None
+    segment_boundary = None
+    for index in range(last_boundary, -1, -1):
+        entry = messages[index]
+        if entry.is_compact_boundary and isinstance(
+            entry.compact_metadata.get("preservedSegment"), Mapping
+        ):
+            segment_boundary = index
+            break
+    if segment_boundary is None:
+        return None
+    meta = messages[segment_boundary].compact_metadata["preservedSegment"]
+    head, anchor, tail = (
+        _str(meta.get("headUuid")),
+        _str(meta.get("anchorUuid")),
+        _str(meta.get("tailUuid")),
+    )
+    if segment_boundary != last_boundary:
+        return PreservedSegment("stale", head, anchor, tail)
+    chain: list[Entry] = []
+    current = by_uuid.get(tail) if tail else None
+    seen: set[str] = set()
+    while current is not None and current.uuid not in seen:
+        seen.add(current.uuid or "")
+        if current.type in MESSAGE_TYPES:
+            chain.append(current)
+        if current.uuid == head:
+            break
+        parent = current.parent_uuid
+        current = by_uuid.get(parent) if parent else None
+    if not chain or chain[-1].uuid != head:
+        return PreservedSegment("broken", head, anchor, tail)
+    chain.reverse()
+    return PreservedSegment("live", head, anchor, tail, tuple(_zero_usage(e) for e in chain))
+
+
+def _zero_usage(entry: Entry) -> Entry:
+    # Zeroed usage stops an immediate re-compaction after resume; copy, never mutate.
+    if entry.type != "assistant" or not isinstance(entry.message.get("usage"), Mapping):
+        return entry
+    usage = dict(entry.message["usage"])
+    for name in _USAGE_FIELDS:
+        usage[name] = 0
+    message = dict(entry.message)
+    message["usage"] = usage
+    raw = dict(entry.raw)
+    raw["message"] = message
+    return Entry(raw, entry.line, entry.offset)
+
+
+# --- the session list -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One session of a project, as `workbench transcripts` lists it."""
+
+    session_id: str
+    path: str
+    size_bytes: int
+    mtime: str
+    messages: int
+    first_timestamp: str | None
+    last_timestamp: str | None
+    title: str | None
+    model: str | None
+    context_tokens: int
+    compactions: int
+    broken_lines: int = 0
+    has_session_memory: bool = False
+    subagent_transcripts: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "path": self.path,
+            "size_bytes": self.size_bytes,
+            "mtime": self.mtime,
+            "messages": self.messages,
+            "first_timestamp": self.first_timestamp,
+            "last_timestamp": self.last_timestamp,
+            "title": self.title,
+            "model": self.model,
+            "context_tokens": self.context_tokens,
+            "compactions": self.compactions,
+            "broken_lines": self.broken_lines,
+            "has_session_memory": self.has_session_memory,
+            "subagent_transcripts": self.subagent_transcripts,
+        }
+
+
+def session_files(transcripts_dir: str | os.PathLike[str]) -> list[Path]:
+    """The project's `<session>.jsonl` files, newest first."""
+    folder = Path(transcripts_dir)
+    try:
+        files = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(files, key=_mtime, reverse=True)
+
+
+def session_info(path: str | os.PathLike[str]) -> SessionInfo:
+    """Read one transcript and summarise it for the session list."""
+    target = Path(path)
+    transcript = Transcript.load(target)
+    stat = target.stat()
+    session_dir = target.with_suffix("")
+    subagents = session_dir / "subagents"
+    return SessionInfo(
+        session_id=transcript.session_id,
+        path=str(target),
+        size_bytes=stat.st_size,
+        mtime=js_iso(stat.st_mtime * 1000),
+        messages=sum(1 for e in transcript.messages if e.type in ("user", "assistant")),
+        first_timestamp=transcript.first_timestamp,
+        last_timestamp=transcript.last_timestamp,
+        title=transcript.title,
+        model=transcript.model,
+        context_tokens=transcript.context_tokens(),
+        compactions=len(transcript.compactions),
+        broken_lines=transcript.stats.broken_lines,
+        has_session_memory=(session_dir / "session-memory" / "summary.md").is_file(),
+        subagent_transcripts=sum(1 for _ in subagents.rglob("agent-*.jsonl"))
+        if subagents.is_dir()
+        else 0,
+    )
+
+
+def list_sessions(transcripts_dir: str | os.PathLike[str]) -> list[SessionInfo]:
+    """Every session of a project, newest first."""
+    return [session_info(path) for path in session_files(transcripts_dir)]
+
+
+def iter_subagent_files(transcript_path: str | os.PathLike[str]) -> Iterator[Path]:
+    """`<session>/subagents/**/agent-*.jsonl` beside a main transcript."""
+    folder = Path(transcript_path).with_suffix("") / "subagents"
+    if folder.is_dir():
+        yield from sorted(folder.rglob("agent-*.jsonl"))
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _with(stats: ReadStats, **changes: Any) -> ReadStats:
+    from dataclasses import replace
+
+    return replace(stats, **changes)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _output(usage: Mapping[str, Any]) -> int:
+    value = usage.get("output_tokens")
+    return value if isinstance(value, int) else 0
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _opt_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
