@@ -1,0 +1,567 @@
+"""The agents' local tools, with Claude Code's names and input shapes (spec 02 §4).
+
+`Read{file_path, offset?, limit?}`, `Write{file_path, content}`,
+`Edit{file_path, old_string, new_string, replace_all?}`, `Bash{command}`,
+`Grep{pattern, path?, ...}` and `Glob{pattern, path?}` run here, not in Claude Code.
+
+Writes never reach the disk while an agent runs: Write and Edit change a `Workspace`, an
+overlay that later Reads, Edits and Greps see. When the run ends, the caller turns the staged
+files into review-queue proposals or applies them through history (atomic and undoable), so a
+run that fails half way leaves nothing half-written.
+
+Bash really runs the command (in the project folder, with a timeout, a small environment and
+bounded output), but only after the read-only judge has accepted it, here as well as in the
+permission check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.agents.bash_readonly import judge_command
+from workbench.engine.agents.permissions import (
+    CanUseTool,
+    PermissionDecision,
+    bash_refusal,
+    create_auto_mem_can_use_tool,
+    create_notes_can_use_tool,
+)
+
+__all__ = [
+    "AgentTools",
+    "CanUseTool",
+    "PermissionDecision",
+    "StagedFile",
+    "Workspace",
+    "create_auto_mem_can_use_tool",
+    "create_notes_can_use_tool",
+    "tool_definitions",
+]
+
+READ_DEFAULT_LINES = 2000
+READ_MAX_LINE_CHARS = 2000
+READ_MAX_BYTES = 2 * 1024 * 1024
+BASH_TIMEOUT_S = 10.0
+BASH_MAX_OUTPUT_CHARS = 30_000
+GREP_MAX_FILES = 200
+GREP_MAX_LINES = 400
+GREP_MAX_FILE_BYTES = 5 * 1024 * 1024
+GLOB_MAX_RESULTS = 100
+SKIPPED_FOLDERS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".hg", ".svn"})
+BASH_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+class ToolInputError(Exception):
+    """The model sent input the tool cannot use; the message goes back as an error result."""
+
+
+@dataclass
+class StagedFile:
+    """One file as an agent left it: its content when the run started, and now."""
+
+    path: str
+    original: bytes | None
+    """The bytes on disk when first touched; None when the file did not exist."""
+    content: str
+
+    @property
+    def changed(self) -> bool:
+        return self.original is None or self.original != self.content.encode("utf-8")
+
+
+@dataclass
+class Workspace:
+    """A file view shared by one agent run: disk underneath, staged writes on top."""
+
+    project_root: str
+    staged: dict[str, StagedFile] = field(default_factory=dict)
+
+    def resolve(self, file_path: str) -> str:
+        """An absolute, normalised path; relative paths are taken from the project root."""
+        joined = (
+            file_path if os.path.isabs(file_path) else os.path.join(self.project_root, file_path)
+        )
+        return os.path.normpath(joined)
+
+    def exists(self, path: str) -> bool:
+        return path in self.staged or os.path.isfile(path)
+
+    def read_text(self, path: str) -> str:
+        """The current text of `path` (staged first); raises ToolInputError when unreadable."""
+        if path in self.staged:
+            return self.staged[path].content
+        if os.path.isdir(path):
+            raise ToolInputError(f"{path} is a folder, not a file; use Glob or Bash ls to list it")
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(READ_MAX_BYTES + 1)
+        except FileNotFoundError:
+            raise ToolInputError(f"No file exists at {path}.") from None
+        except OSError as exc:
+            raise ToolInputError(f"{path} could not be read ({exc.strerror}).") from None
+        if len(data) > READ_MAX_BYTES:
+            raise ToolInputError(f"{path} is larger than {READ_MAX_BYTES} bytes; read less of it")
+        return _decode(data)
+
+    def stage(self, path: str, content: str) -> StagedFile:
+        """Record new content for `path` without touching the disk."""
+        current = self.staged.get(path)
+        if current is None:
+            try:
+                original: bytes | None = Path(path).read_bytes()
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                original = None
+            current = StagedFile(path=path, original=original, content=content)
+            self.staged[path] = current
+        else:
+            current.content = content
+        return current
+
+    def changed_files(self) -> list[StagedFile]:
+        """Staged files whose content differs from what was on disk, in the order touched."""
+        return [f for f in self.staged.values() if f.changed]
+
+
+def _decode(data: bytes) -> str:
+    text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n")
+
+
+# --- tool definitions sent to the model ----------------------------------------------------------
+
+
+def tool_definitions(names: tuple[str, ...] = ("Read", "Grep", "Glob", "Bash", "Edit", "Write")):
+    """The `tools` array for the request, in Claude Code's input shapes."""
+    every = {
+        "Read": {
+            "name": "Read",
+            "description": (
+                "Read a text file. Returns its lines numbered from 1. Use offset (first line, "
+                "1-based) and limit (number of lines) for long files."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "file_path": {"type": "string", "description": "absolute path to read"},
+                    "offset": {"type": "integer", "description": "first line to read (1-based)"},
+                    "limit": {"type": "integer", "description": "how many lines to read"},
+                },
+                "required": ["file_path"],
+                "additionalProperties": False,
+            },
+        },
+        "Write": {
+            "name": "Write",
+            "description": "Create a file, or replace a file's whole content.",
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "file_path": {"type": "string", "description": "absolute path to write"},
+                    "content": {"type": "string", "description": "the complete new content"},
+                },
+                "required": ["file_path", "content"],
+                "additionalProperties": False,
+            },
+        },
+        "Edit": {
+            "name": "Edit",
+            "description": (
+                "Replace exact text in a file. old_string must occur exactly once unless "
+                "replace_all is true. An empty old_string creates a file that does not exist."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "file_path": {"type": "string", "description": "absolute path to edit"},
+                    "old_string": {"type": "string", "description": "the text to replace"},
+                    "new_string": {"type": "string", "description": "the replacement text"},
+                    "replace_all": {
+                        "type": "boolean",
+                        "description": "replace every occurrence (default false)",
+                        "default": False,
+                    },
+                },
+                "required": ["file_path", "old_string", "new_string"],
+                "additionalProperties": False,
+            },
+        },
+        "Bash": {
+            "name": "Bash",
+            "description": (
+                "Run a shell command that only reads (ls, cat, grep, find, wc, head, tail, git "
+                "log, ...). Commands that could change anything are refused."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {"command": {"type": "string", "description": "the command line"}},
+                "required": ["command"],
+                "additionalProperties": False,
+            },
+        },
+        "Grep": {
+            "name": "Grep",
+            "description": (
+                "Search file contents with a regular expression. By default lists the files "
+                "that match; output_mode 'content' shows matching lines, 'count' counts them."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "regular expression"},
+                    "path": {"type": "string", "description": "file or folder to search"},
+                    "glob": {"type": "string", "description": "only files matching this glob"},
+                    "output_mode": {
+                        "type": "string",
+                        "enum": ["files_with_matches", "content", "count"],
+                    },
+                    "-i": {"type": "boolean", "description": "ignore case"},
+                    "head_limit": {"type": "integer", "description": "keep the first N results"},
+                },
+                "required": ["pattern"],
+                "additionalProperties": False,
+            },
+        },
+        "Glob": {
+            "name": "Glob",
+            "description": "List files matching a glob pattern such as '**/*.md', newest first.",
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "glob pattern"},
+                    "path": {"type": "string", "description": "folder to search from"},
+                },
+                "required": ["pattern"],
+                "additionalProperties": False,
+            },
+        },
+    }
+    return [every[name] for name in names]
+
+
+# --- handlers ------------------------------------------------------------------------------------
+
+SecretCheck = Callable[[str, str], "str | None"]
+"""`(path, new_text) -> refusal message | None`, run before staging a write."""
+
+
+class AgentTools:
+    """The six tool handlers over one workspace. Inputs are checked; failures raise
+    `ToolInputError`, which the tool loop returns to the model as an error result."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        secret_check: SecretCheck | None = None,
+        bash_timeout_s: float = BASH_TIMEOUT_S,
+        note_for_read: Callable[[str], str] | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.secret_check = secret_check
+        self.bash_timeout_s = bash_timeout_s
+        self.note_for_read = note_for_read
+        """Text to put before a Read result (for example a memory's freshness note)."""
+
+    def handlers(self) -> dict[str, Callable[[dict[str, Any]], str]]:
+        """Name → handler, as the tool loop expects."""
+        return {
+            "Read": self._guard(self.read),
+            "Write": self._guard(self.write),
+            "Edit": self._guard(self.edit),
+            "Bash": self._guard(self.bash),
+            "Grep": self._guard(self.grep),
+            "Glob": self._guard(self.glob),
+        }
+
+    @staticmethod
+    def _guard(fn: Callable[[Mapping[str, Any]], str]) -> Callable[[dict[str, Any]], Any]:
+        from workbench.engine.llm import ToolOutcome
+
+        def run(tool_input: dict[str, Any]) -> Any:
+            try:
+                return fn(tool_input if isinstance(tool_input, Mapping) else {})
+            except ToolInputError as exc:
+                return ToolOutcome(str(exc), is_error=True)
+
+        return run
+
+    # Read ---------------------------------------------------------------------------------------
+
+    def read(self, tool_input: Mapping[str, Any]) -> str:
+        """`Read`: numbered lines of a text file (staged content first)."""
+        path = self.workspace.resolve(_string(tool_input, "file_path"))
+        offset = _optional_int(tool_input, "offset", minimum=1) or 1
+        limit = _optional_int(tool_input, "limit", minimum=1) or READ_DEFAULT_LINES
+        text = self.workspace.read_text(path)
+        if text == "":
+            return "(The file exists but is empty.)"
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if offset > len(lines):
+            raise ToolInputError(f"offset {offset} is past the end ({len(lines)} lines)")
+        chosen = lines[offset - 1 : offset - 1 + limit]
+        numbered = []
+        for number, line in enumerate(chosen, start=offset):
+            if len(line) > READ_MAX_LINE_CHARS:
+                line = line[:READ_MAX_LINE_CHARS] + " …[line truncated]"
+            numbered.append(f"{number:>6}\t{line}")
+        out = "\n".join(numbered)
+        remaining = len(lines) - (offset - 1 + len(chosen))
+        if remaining > 0:
+            out += f"\n… {remaining} more lines; read on with offset {offset + len(chosen)}"
+        note = self.note_for_read(path) if self.note_for_read else ""
+        return note + out
+
+    # Write / Edit -------------------------------------------------------------------------------
+
+    def write(self, tool_input: Mapping[str, Any]) -> str:
+        """`Write`: stage a file's complete new content."""
+        path = self.workspace.resolve(_string(tool_input, "file_path"))
+        content = _string(tool_input, "content", allow_empty=True)
+        if os.path.isdir(path):
+            raise ToolInputError(f"{path} is a folder; give a file path")
+        existed = self.workspace.exists(path)
+        self._check_secrets(path, content)
+        self.workspace.stage(path, content)
+        return f"Updated {path}." if existed else f"Created {path}."
+
+    def edit(self, tool_input: Mapping[str, Any]) -> str:
+        """`Edit`: replace exact text; refuses when the text is missing or ambiguous."""
+        path = self.workspace.resolve(_string(tool_input, "file_path"))
+        old = _string(tool_input, "old_string", allow_empty=True)
+        new = _string(tool_input, "new_string", allow_empty=True)
+        replace_all = tool_input.get("replace_all", False)
+        if not isinstance(replace_all, bool):
+            raise ToolInputError("replace_all must be true or false")
+        if old == new:
+            raise ToolInputError("old_string and new_string are the same; nothing would change")
+        if not self.workspace.exists(path):
+            if old != "":
+                raise ToolInputError(f"No file exists at {path}, so old_string cannot be found.")
+            self._check_secrets(path, new)
+            self.workspace.stage(path, new)
+            return f"Created {path}."
+        text = self.workspace.read_text(path)
+        if old == "":
+            if text.strip():
+                raise ToolInputError(
+                    f"{path} already has content; an empty old_string only creates new files"
+                )
+            updated = new
+        else:
+            count = text.count(old)
+            if count == 0:
+                raise ToolInputError(
+                    f"old_string was not found in {path}; read the file and copy the exact text "
+                    "(including spaces and line breaks). Nothing was changed."
+                )
+            if count > 1 and not replace_all:
+                raise ToolInputError(
+                    f"old_string occurs {count} times in {path}; add surrounding text to make it "
+                    "unique, or set replace_all. Nothing was changed."
+                )
+            updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+        self._check_secrets(path, updated)
+        self.workspace.stage(path, updated)
+        return f"Edited {path}."
+
+    def _check_secrets(self, path: str, text: str) -> None:
+        if self.secret_check is not None:
+            refusal = self.secret_check(path, text)
+            if refusal:
+                raise ToolInputError(refusal)
+
+    # Bash ---------------------------------------------------------------------------------------
+
+    def bash(self, tool_input: Mapping[str, Any]) -> str:
+        """`Bash`: run a command the judge accepts as read-only, bounded in time and output."""
+        command = _string(tool_input, "command")
+        verdict = judge_command(command)
+        if not verdict.read_only:
+            raise ToolInputError(bash_refusal(verdict.reason))
+        env = {
+            "PATH": BASH_PATH,
+            "HOME": os.environ.get("HOME", "/"),
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
+            "GIT_TERMINAL_PROMPT": "0",
+        }
+        try:
+            process = subprocess.Popen(
+                ["bash", "--noprofile", "--norc", "-c", command],
+                cwd=self.workspace.project_root,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,  # so a timeout can stop the whole process group
+            )
+        except OSError as exc:
+            raise ToolInputError(f"the shell could not be started ({exc.strerror})") from None
+        try:
+            output, _ = process.communicate(timeout=self.bash_timeout_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            output, _ = process.communicate()
+            text = _bounded(_decode(output or b""))
+            raise ToolInputError(
+                f"The command was stopped after {self.bash_timeout_s:g} s.\n{text}".rstrip()
+            ) from None
+        text = _bounded(_decode(output or b""))
+        if process.returncode:
+            return f"{text}\n(exit code {process.returncode})".lstrip("\n")
+        return text or "(no output)"
+
+    # Grep / Glob --------------------------------------------------------------------------------
+
+    def grep(self, tool_input: Mapping[str, Any]) -> str:
+        """`Grep`: regular-expression search over files (staged content included)."""
+        pattern = _string(tool_input, "pattern")
+        flags = re.IGNORECASE if tool_input.get("-i") is True else 0
+        try:
+            regex = re.compile(pattern, flags)
+        except re.error as exc:
+            raise ToolInputError(f"the pattern is not a valid regular expression ({exc})") from None
+        root = self.workspace.resolve(_optional_string(tool_input, "path") or ".")
+        glob = _optional_string(tool_input, "glob")
+        mode = tool_input.get("output_mode") or "files_with_matches"
+        if mode not in ("files_with_matches", "content", "count"):
+            raise ToolInputError("output_mode must be files_with_matches, content or count")
+        head_limit = _optional_int(tool_input, "head_limit", minimum=1)
+        results: list[str] = []
+        line_cap = head_limit or (GREP_MAX_LINES if mode == "content" else GREP_MAX_FILES)
+        truncated = False
+        for path in self._files_under(root, glob):
+            try:
+                text = self.workspace.read_text(path)
+            except ToolInputError:
+                continue
+            if "\0" in text[:8192]:
+                continue  # binary
+            if mode == "files_with_matches":
+                if regex.search(text):
+                    results.append(path)
+            elif mode == "count":
+                count = sum(1 for line in text.split("\n") if regex.search(line))
+                if count:
+                    results.append(f"{path}:{count}")
+            else:
+                for number, line in enumerate(text.split("\n"), start=1):
+                    if regex.search(line):
+                        results.append(f"{path}:{number}:{line[:READ_MAX_LINE_CHARS]}")
+                        if len(results) >= line_cap:
+                            break
+            if len(results) >= line_cap:
+                truncated = True
+                break
+        if not results:
+            return "No matches found."
+        body = "\n".join(results[:line_cap])
+        return body + ("\n(results truncated)" if truncated else "")
+
+    def glob(self, tool_input: Mapping[str, Any]) -> str:
+        """`Glob`: files matching a pattern, newest first."""
+        pattern = _string(tool_input, "pattern")
+        root = Path(self.workspace.resolve(_optional_string(tool_input, "path") or "."))
+        if os.path.isabs(pattern) or ".." in Path(pattern).parts:
+            raise ToolInputError("give a relative pattern and put the folder in path")
+        if not root.is_dir():
+            raise ToolInputError(f"{root} is not a folder")
+        try:
+            matches = [p for p in root.glob(pattern) if p.is_file()]
+        except (ValueError, OSError) as exc:
+            raise ToolInputError(f"the pattern could not be used ({exc})") from None
+        found = {str(p): _mtime(p) for p in matches}
+        for staged in self.workspace.staged:
+            staged_path = Path(staged)
+            if staged_path.is_relative_to(root) and staged_path.relative_to(root).match(pattern):
+                found.setdefault(staged, float("inf"))
+        if not found:
+            return "No files found."
+        ordered = sorted(found, key=lambda p: found[p], reverse=True)
+        out = "\n".join(ordered[:GLOB_MAX_RESULTS])
+        if len(ordered) > GLOB_MAX_RESULTS:
+            out += f"\n({len(ordered) - GLOB_MAX_RESULTS} more not shown; narrow the pattern)"
+        return out
+
+    def _files_under(self, root: str, glob: str | None) -> Iterator[str]:
+        seen: set[str] = set()
+        if os.path.isfile(root) or root in self.workspace.staged:
+            yield root
+            return
+        if not os.path.isdir(root):
+            raise ToolInputError(f"No file or folder exists at {root}.")
+        for folder, subfolders, files in os.walk(root):
+            subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS)
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                if glob and not Path(path).match(glob) and not Path(name).match(glob):
+                    continue
+                try:
+                    if os.path.getsize(path) > GREP_MAX_FILE_BYTES:
+                        continue
+                except OSError:
+                    continue
+                seen.add(path)
+                yield path
+        for staged in list(self.workspace.staged):
+            if staged not in seen and staged.startswith(root.rstrip("/") + "/"):
+                if not glob or Path(staged).match(glob):
+                    yield staged
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= BASH_MAX_OUTPUT_CHARS:
+        return text.rstrip("\n")
+    cut = len(text) - BASH_MAX_OUTPUT_CHARS
+    return text[:BASH_MAX_OUTPUT_CHARS] + f"\n… output cut ({cut} more characters)"
+
+
+def _string(tool_input: Mapping[str, Any], key: str, *, allow_empty: bool = False) -> str:
+    value = tool_input.get(key)
+    if not isinstance(value, str):
+        raise ToolInputError(f"{key} is required and must be a string")
+    if not allow_empty and not value:
+        raise ToolInputError(f"{key} must not be empty")
+    if "\0" in value:
+        raise ToolInputError(f"{key} contains a NUL byte")
+    return value
+
+
+def _optional_string(tool_input: Mapping[str, Any], key: str) -> str | None:
+    value = tool_input.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or "\0" in value:
+        raise ToolInputError(f"{key} must be a string")
+    return value or None
+
+
+def _optional_int(tool_input: Mapping[str, Any], key: str, *, minimum: int) -> int | None:
+    value = tool_input.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ToolInputError(f"{key} must be a whole number of at least {minimum}")
+    return value
