@@ -26,6 +26,10 @@ _FAST_LINE = re.compile(
     r"^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^\s'\"{}\[\]*&#!|>%@`,?:~-][^#]*?)[ \t]*$"
 )
 _FAST_BLOCKERS = re.compile(r":|\t| #")
+# Characters YAML refuses to read; such a block must go through YAML to fail the same way.
+_NON_PRINTABLE = re.compile(
+    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
 # Plain scalars YAML (1.1, as PyYAML reads it) would turn into something other than a string.
 _NON_STRING = re.compile(
     r"""^(?:
@@ -36,6 +40,7 @@ _NON_STRING = re.compile(
       | (?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE
           |on|On|ON|off|Off|OFF|null|Null|NULL|~)
       | \d+(?::[0-5]?\d)+(?:\.\d*)?                    # sexagesimal numbers
+      | =|<<
     )$""",
     re.VERBOSE,
 )
@@ -98,7 +103,12 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
         if not match:
             return None
         key, value = match.groups()
-        if _FAST_BLOCKERS.search(value) or _NON_STRING.match(value) or key in result:
+        if (
+            _FAST_BLOCKERS.search(value)
+            or _NON_STRING.match(value)
+            or _NON_PRINTABLE.search(value)
+            or key in result
+        ):
             return None
         result[key] = value
     return result

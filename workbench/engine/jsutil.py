@@ -48,8 +48,8 @@ def js_last_index_of(text: str, needle: str, from_index: int) -> int:
 
 
 def js_iso(mtime_ms: float) -> str:
-    """`new Date(ms).toISOString()`: UTC, milliseconds truncated toward negative infinity."""
-    whole_ms = math.floor(mtime_ms)
+    """`new Date(ms).toISOString()`: UTC; the time value is truncated toward zero (TimeClip)."""
+    whole_ms = math.trunc(mtime_ms)
     seconds, millis = divmod(whole_ms, 1000)
     stamp = datetime.fromtimestamp(seconds, tz=UTC)
     return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis:03d}Z"

@@ -1,0 +1,208 @@
+"""The memory-store commands through `main(argv)`: JSON keys, exit codes, clean errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from workbench.cli import main
+
+
+def run(capsys, *argv: str) -> tuple[int, object, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    data = json.loads(out) if "--json" in argv and out.strip() else out
+    return code, data, err
+
+
+def test_paths_keys(install_sample, capsys):
+    sample = install_sample("healthy")
+    code, data, _ = run(capsys, "paths", "--json")
+    assert code == 0
+    assert set(data) >= {
+        "config_home",
+        "project_root",
+        "canonical_root",
+        "sanitized_project",
+        "memory_dir",
+        "memory_dir_source",
+        "entrypoint",
+        "team_dir",
+        "logs_dir",
+        "transcripts_dir",
+        "auto_memory_enabled",
+        "rejected",
+    }
+    assert data["memory_dir"] == f"{sample.memory_dir}/" and data["memory_dir_source"] == "default"
+
+
+def test_paths_reports_refused_project_setting(install_sample, capsys):
+    sample = install_sample("healthy")
+    (sample.project_root / ".claude").mkdir()
+    (sample.project_root / ".claude" / "settings.json").write_text(
+        '{"autoMemoryDirectory": "/tmp/evil"}'
+    )
+    _, data, _ = run(capsys, "paths", "--json")
+    assert data["rejected"][0]["source"] == "projectSettings"
+    assert not data["memory_dir"].startswith("/tmp/evil")
+
+
+def test_index_keys_and_team_flag(install_sample, capsys):
+    install_sample("warnings")
+    code, data, _ = run(capsys, "index", "--json")
+    assert code == 0
+    assert set(data) >= {
+        "path",
+        "exists",
+        "line_count",
+        "length",
+        "utf8_bytes",
+        "max_lines",
+        "max_length",
+        "line_truncated",
+        "length_truncated",
+        "loaded_content",
+        "warning",
+        "entries",
+        "dropped_lines",
+        "dangling",
+        "orphans",
+        "headroom",
+    }
+    assert data["max_lines"] == 200 and data["max_length"] == 25000
+    assert set(data["entries"][0]) == {
+        "line",
+        "text",
+        "title",
+        "target",
+        "hook",
+        "loaded",
+        "target_exists",
+    }
+    _, team, _ = run(capsys, "index", "--team", "--json")
+    assert team["path"].endswith("team/MEMORY.md")
+
+
+def test_ls_show_manifest(install_sample, capsys):
+    install_sample("healthy")
+    _, entries, _ = run(capsys, "ls", "--json")
+    assert set(entries[0]) >= {
+        "path",
+        "abs_path",
+        "name",
+        "description",
+        "type",
+        "scope",
+        "mtime",
+        "age_days",
+        "size_bytes",
+        "tokens",
+        "indexed",
+        "lints",
+    }
+    assert entries[0]["mtime"].endswith("Z")
+    _, team, _ = run(capsys, "ls", "--scope", "team", "--json")
+    assert {e["scope"] for e in team} == {"team"}
+    code, doc, _ = run(capsys, "show", "user_role.md", "--json")
+    assert code == 0 and doc["frontmatter"]["type"] == "user" and "Priya" in doc["body"]
+    code, text, _ = run(capsys, "manifest")
+    assert code == 0 and text.count("\n") == len([e for e in entries]) and text.startswith("- ")
+    _, manifest, _ = run(capsys, "manifest", "--json")
+    assert manifest["count"] == len(entries) and manifest["text"] == text.rstrip("\n")
+
+
+def test_show_unknown_file_is_a_one_line_error(install_sample, capsys):
+    install_sample("healthy")
+    code, _, err = run(capsys, "show", "nope.md")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_lint_exit_codes(install_sample, capsys):
+    install_sample("healthy")
+    code, data, _ = run(capsys, "lint", "--json")
+    assert code == 0 and all(f["severity"] != "error" for f in data["findings"])
+    install_sample("warnings")
+    code, data, _ = run(capsys, "lint", "--json")
+    assert code == 1
+    assert set(data["findings"][0]) == {"path", "rule", "severity", "message", "line"}
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_save_rm_history_undo(install_sample, capsys, monkeypatch):
+    sample = install_sample("healthy")
+    _stdin(monkeypatch, b"Body line.\n\n**Why:** because.\n\n**How to apply:** always.\n")
+    code, saved, _ = run(
+        capsys,
+        "save",
+        "--type",
+        "feedback",
+        "--name",
+        "Small PRs",
+        "--description",
+        "Keep PRs small",
+        "--json",
+    )
+    assert code == 0 and set(saved) >= {"path", "index_line", "index_updated", "headroom"}
+    assert (sample.memory_dir / saved["path"]).exists() and saved["index_updated"] is True
+    code, removed, _ = run(capsys, "rm", saved["path"], "--json")
+    assert code == 0 and removed == {
+        "removed": saved["path"],
+        "index_lines_removed": 1,
+        "history_ids": removed["history_ids"],
+    }
+    _, history, _ = run(capsys, "history", "--json")
+    assert [h["action"] for h in history[:4]] == ["index-edit", "delete", "index-edit", "save"]
+    code, undone, _ = run(capsys, "undo", "--json")
+    assert code == 0 and len(undone["undone"]) == 2
+    assert (sample.memory_dir / saved["path"]).exists()
+
+
+def test_team_save_with_secret_exits_1_and_names_the_label(install_sample, capsys, monkeypatch):
+    sample = install_sample("healthy")
+    secret = "xoxb-" + "1234567890" + "-" + "9876543210" + "-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+    _stdin(monkeypatch, f"token {secret}\n".encode())
+    code, out, err = run(
+        capsys,
+        "save",
+        "--team",
+        "--type",
+        "reference",
+        "--name",
+        "Slack bot",
+        "--description",
+        "bot token",
+    )
+    assert code == 1 and "Slack Bot Token" in err and secret not in err and secret not in out
+    assert not list((sample.memory_dir / "team").glob("reference_slack_bot*"))
+
+
+def test_save_rejects_binary_stdin(install_sample, capsys, monkeypatch):
+    install_sample("healthy")
+    _stdin(monkeypatch, b"\xff\xfe\x00bin")
+    code, _, err = run(capsys, "save", "--type", "user", "--name", "x", "--description", "y")
+    assert code == 2 and "UTF-8" in err
+
+
+def test_bad_flag_exits_2():
+    with pytest.raises(SystemExit) as excinfo:
+        main(["ls", "--scope", "galaxy"])
+    assert excinfo.value.code == 2
+
+
+def test_missing_project_folder_is_a_clean_error(capsys, tmp_path):
+    code = main(["ls", "--project", str(tmp_path / "missing")])
+    assert code == 2 and "project folder not found" in capsys.readouterr().err
+
+
+def test_python_dash_m_entry_point():
+    out = subprocess.run(
+        [sys.executable, "-m", "workbench", "--help"], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and "COMMAND" in out.stdout

@@ -1,0 +1,112 @@
+"""Frontmatter as Claude Code reads it: 30 lines, BOM and CRLF, the quoting retry, exact types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from workbench.engine.frontmatter import (
+    _fast_parse,
+    _load_yaml,
+    description_of,
+    parse_frontmatter,
+    parse_memory_type,
+    quote_problematic_values,
+    read_head,
+    render_frontmatter,
+)
+
+
+def test_reads_bom_and_crlf_files(tmp_path: Path):
+    path = tmp_path / "m.md"
+    path.write_bytes(b"\xef\xbb\xbf---\r\ndescription: hello\r\ntype: user\r\n---\r\nbody\r\n")
+    parsed = parse_frontmatter(read_head(path))
+    assert parsed.data == {"description": "hello", "type": "user"}
+
+
+def test_only_the_first_30_lines_are_read(tmp_path: Path):
+    path = tmp_path / "m.md"
+    fields = "\n".join(f"k{i}: v" for i in range(30))
+    path.write_text(f"---\n{fields}\ndescription: late\n---\nbody\n", encoding="utf-8")
+    head = read_head(path)
+    assert head.count("\n") == 30
+    parsed = parse_frontmatter(head)
+    assert not parsed.present and parsed.data == {} and parsed.starts_with_fence
+
+
+def test_unclosed_block_gives_empty_frontmatter():
+    parsed = parse_frontmatter("---\ndescription: x\ntype: user\n\nbody text\n")
+    assert parsed.data == {} and not parsed.present and parsed.starts_with_fence
+
+
+def test_must_start_with_the_fence():
+    assert parse_frontmatter("\n---\ndescription: x\n---\n").data == {}
+
+
+def test_quote_retry_rescues_values_with_yaml_punctuation():
+    text = "---\ndescription: Use: the [v2] API & retry @ 5%\ntype: feedback\n---\n"
+    parsed = parse_frontmatter(text)
+    assert parsed.used_quote_retry
+    assert parsed.data == {"description": "Use: the [v2] API & retry @ 5%", "type": "feedback"}
+
+
+def test_quote_retry_escapes_quotes_and_backslashes():
+    assert (
+        quote_problematic_values('description: say "hi" \\ [x]')
+        == 'description: "say \\"hi\\" \\\\ [x]"'
+    )
+    assert (
+        quote_problematic_values("description: 'already [quoted]'")
+        == "description: 'already [quoted]'"
+    )
+
+
+def test_still_broken_yaml_gives_empty_frontmatter_with_the_reason():
+    parsed = parse_frontmatter("---\ndescription: ok\n  tags: [a, b\n---\n")
+    assert parsed.data == {} and parsed.present and parsed.error
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("user", "user"),
+        ("feedback", "feedback"),
+        ("Feedback", None),
+        (" user", None),
+        ("users", None),
+        (1, None),
+        (None, None),
+    ],
+)
+def test_types_match_exactly(raw: object, expected: str | None):
+    assert parse_memory_type(raw) == expected
+
+
+def test_description_falsy_values_become_none():
+    assert description_of({"description": ""}) is None
+    assert description_of({}) is None
+    assert description_of({"description": 0}) is None
+    assert description_of({"description": 12}) == "12"
+
+
+def test_rendered_frontmatter_reads_back():
+    fields = {"name": "A: b", "description": "Use [x] & y # z", "type": "project"}
+    parsed = parse_frontmatter(render_frontmatter(fields) + "\nbody\n")
+    assert parsed.data == fields
+
+
+_plain = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters="\n\r\x85\u2028\u2029"), max_size=40
+)
+
+
+@given(st.lists(st.tuples(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), _plain), max_size=5))
+def test_fast_path_agrees_with_yaml_whenever_it_answers(pairs: list[tuple[str, str]]):
+    block = "\n".join(f"{k}: {v}" for k, v in pairs)
+    fast = _fast_parse(block)
+    if fast is None:
+        return
+    assert fast == _load_yaml(block)

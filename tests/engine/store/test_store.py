@@ -1,0 +1,305 @@
+"""The memory store on the shipped sample projects: listing, lints, saves, deletes, undo."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from workbench.engine.errors import ConflictError, NotFoundError, RefusedWriteError, UserInputError
+from workbench.engine.frontmatter import parse_frontmatter
+from workbench.engine.jsutil import js_len
+
+
+def _rules(entries, path):
+    return sorted({f.rule for e in entries if e.path == path for f in e.lints})
+
+
+def test_healthy_sample_lists_every_scope_and_has_no_errors(sample_engine):
+    store = sample_engine("healthy").memories
+    entries = store.list()
+    scopes = {e.scope for e in entries}
+    assert scopes == {"private", "team", "log"}
+    assert all(e.indexed for e in entries if e.scope != "log")
+    assert [e.mtime_ms for e in entries] == sorted((e.mtime_ms for e in entries), reverse=True)
+    assert {e.path for e in store.list("team")} == {
+        "team/feedback_payments_review.md",
+        "team/feedback_no_pii_in_logs.md",
+        "team/project_api_v2.md",
+        "team/reference_oncall.md",
+    }
+    assert [f for f in store.lint() if f.severity == "error"] == []
+
+
+def test_warnings_sample_trips_each_file_rule(sample_engine):
+    store = sample_engine("warnings").memories
+    entries = store.list()
+    assert _rules(entries, "feedback_broken_yaml.md")[0] == "frontmatter-invalid-yaml"
+    assert "frontmatter-unclosed" in _rules(entries, "project_unclosed_frontmatter.md")
+    assert "frontmatter-unclosed" in _rules(
+        entries, "project_currency_support.md"
+    )  # closes after line 30
+    assert "frontmatter-missing" in _rules(entries, "notes_no_frontmatter.md")
+    assert "type-invalid" in _rules(entries, "feedback_type_case.md")
+    assert "type-missing" in _rules(entries, "project_missing_type.md")
+    assert "description-missing" in _rules(entries, "reference_legacy_cron.md")
+    assert {"why-missing", "how-to-apply-missing"} <= set(
+        _rules(entries, "feedback_no_friday_deploys.md")
+    )
+    assert "relative-date" in _rules(entries, "project_tax_engine_rewrite.md")
+    assert "memory-truncated-on-recall" in _rules(entries, "reference_api_catalogue.md")
+    assert "file-not-utf8" in _rules(entries, "legacy_export.md")
+    assert _rules(entries, "scratch/paste.md") == ["file-binary"]
+    assert "memory-stale" in _rules(entries, "user_background.md")
+
+
+def test_warnings_index_report(sample_engine):
+    report = sample_engine("warnings").memories.index()
+    assert report.line_truncated and report.length_truncated
+    assert report.headroom.lines == 200 - report.line_count < 0
+    assert report.headroom.length == 25_000 - report.length < 0
+    assert js_len(report.loaded_content) <= 25_000
+    assert report.loaded_content.count("\n") + 1 == report.loaded_lines
+    assert report.dropped_lines == report.line_count - report.loaded_lines
+    assert all(e.loaded == (e.line <= report.loaded_lines) for e in report.entries)
+    assert set(report.dangling) == {
+        "feedback_refund_rules.md",
+        "project_magento_sync.md",
+        "reference_old_wiki.md",
+        "reference_pagination.md",
+        "project_pdf_templates.md",
+    }
+    assert {
+        "project_orphan_pricing.md",
+        "user_orphan_timezone.md",
+        "reference_orphan_grafana.md",
+    } <= set(report.orphans)
+    assert report.warning and str(report.loaded_lines) in report.warning
+    team = sample_engine("warnings").memories.index(team=True)
+    assert team.dangling == ("project_migration_overview.md",) and team.long_lines
+
+
+def test_lint_reports_index_problems(sample_engine):
+    findings = sample_engine("warnings").memories.lint()
+    rules = {f.rule for f in findings}
+    assert {
+        "index-over-lines",
+        "index-over-length",
+        "index-dangling-link",
+        "index-orphan",
+        "index-line-too-long",
+    } <= rules
+    assert findings[0].severity == "error"
+
+
+def test_two_step_save_writes_the_file_then_one_index_line(sample_engine):
+    engine = sample_engine("healthy")
+    store = engine.memories
+    before = store.index()
+    result = store.save(
+        type="feedback",
+        name="Prefer small PRs",
+        description="Keep pull requests under 400 lines",
+        body="Keep PRs small.\n\n**Why:** reviews stall.\n\n**How to apply:** split early.\n",
+    )
+    assert result.path == "feedback_prefer_small_prs.md"
+    text = (store.root / result.path).read_text(encoding="utf-8")
+    assert parse_frontmatter(text).data == {
+        "name": "Prefer small PRs",
+        "description": "Keep pull requests under 400 lines",
+        "type": "feedback",
+    }
+    index_text = store.index_path().read_text(encoding="utf-8")
+    assert index_text.rstrip("\n").endswith(result.index_line)
+    assert (
+        result.index_line
+        == "- [Prefer small PRs](feedback_prefer_small_prs.md) — Keep pull requests under 400 lines"
+    )
+    assert result.headroom.lines == before.headroom.lines - 1
+    assert len({e.group for e in engine.history.entries()[:2]}) == 1
+
+
+def test_save_without_index_and_duplicate_names(sample_engine):
+    store = sample_engine("healthy").memories
+    index_before = store.index_path().read_bytes()
+    first = store.save(
+        type="user", name="Timezone", description="Works from Berlin", body="CET", index=False
+    )
+    assert store.index_path().read_bytes() == index_before and first.index_line is None
+    second = store.save(
+        type="user", name="Timezone", description="Works from Berlin", body="CET", index=False
+    )
+    assert second.path == "user_timezone_2.md"
+    with pytest.raises(UserInputError):
+        store.save(type="user", name="T", description="d", body="b", file=first.path)
+    store.save(type="user", name="T", description="d2", body="b", file=first.path, replace=True)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"type": "Feedback"}, "type must be"),
+        ({"name": " "}, "needs a name"),
+        ({"description": ""}, "description"),
+        ({"file": "../escape.md"}, "outside"),
+        ({"file": "MEMORY.md"}, "index"),
+        ({"file": "notes.txt"}, ".md"),
+    ],
+)
+def test_save_rejects_bad_input_without_writing(sample_engine, kwargs, message):
+    store = sample_engine("healthy").memories
+    before = sorted(p.name for p in store.root.rglob("*"))
+    args = {"type": "user", "name": "N", "description": "D", "body": "B"} | kwargs
+    with pytest.raises(UserInputError, match=message):
+        store.save(**args)
+    assert sorted(p.name for p in store.root.rglob("*")) == before
+
+
+def test_team_save_with_a_secret_is_refused_and_nothing_is_written(sample_engine):
+    store = sample_engine("healthy").memories
+    token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0" + "K1l2M3n4O5p6Q7r8"  # built at run time
+    team_index = store.index_path(team=True).read_bytes()
+    with pytest.raises(RefusedWriteError) as excinfo:
+        store.save(
+            type="reference",
+            name="CI token",
+            description="token for CI",
+            body=f"token: {token}\n",
+            team=True,
+        )
+    assert "GitHub PAT" in str(excinfo.value) and token not in str(excinfo.value)
+    assert not (store.root / "team" / "reference_ci_token.md").exists()
+    assert store.index_path(team=True).read_bytes() == team_index
+    # The same content is allowed in private memory.
+    store.save(
+        type="reference", name="CI token", description="token for CI", body=f"token: {token}\n"
+    )
+
+
+def test_update_refuses_a_file_changed_on_disk(sample_engine):
+    store = sample_engine("healthy").memories
+    doc = store.read("user_role.md")
+    path = store.root / "user_role.md"
+    path.write_text(doc.text + "\nedited elsewhere\n", encoding="utf-8")
+    with pytest.raises(ConflictError):
+        store.update("user_role.md", doc.text + "\nmy edit\n", doc.fingerprint)
+    assert path.read_text(encoding="utf-8").endswith("edited elsewhere\n")
+    fresh = store.read("user_role.md")
+    store.update("user_role.md", fresh.text + "my edit\n", fresh.fingerprint)
+    assert path.read_text(encoding="utf-8").endswith("my edit\n")
+
+
+def test_remove_deletes_index_lines_and_undo_restores_both(sample_engine):
+    engine = sample_engine("healthy")
+    store = engine.memories
+    file_bytes = (store.root / "feedback_pnpm.md").read_bytes()
+    index_bytes = store.index_path().read_bytes()
+    result = store.remove("feedback_pnpm.md")
+    assert result.index_lines_removed == 1
+    assert not (store.root / "feedback_pnpm.md").exists()
+    assert "feedback_pnpm.md" not in store.index_path().read_text(encoding="utf-8")
+    undone = engine.history.undo()
+    assert len(undone) == 2
+    assert (store.root / "feedback_pnpm.md").read_bytes() == file_bytes
+    assert store.index_path().read_bytes() == index_bytes
+    engine.history.undo()  # undoing the undo deletes again
+    assert not (store.root / "feedback_pnpm.md").exists()
+
+
+def test_rename_updates_links(sample_engine):
+    engine = sample_engine("healthy")
+    store = engine.memories
+    result = store.rename("feedback_pnpm.md", "feedback_package_manager.md")
+    assert result.links_updated == 1
+    index = store.index(team=False)
+    assert any(e.target == "feedback_package_manager.md" and e.target_exists for e in index.entries)
+    assert index.dangling == () and index.orphans == ()
+    with pytest.raises(UserInputError):
+        store.rename("feedback_package_manager.md", "team/feedback_package_manager.md")
+    engine.history.undo()
+    assert (store.root / "feedback_pnpm.md").exists() and not (
+        store.root / "feedback_package_manager.md"
+    ).exists()
+
+
+def test_undo_refuses_to_overwrite_newer_work(sample_engine):
+    engine = sample_engine("healthy")
+    store = engine.memories
+    saved = store.save(type="user", name="Editor", description="Uses vim", body="vim", index=False)
+    (store.root / saved.path).write_text("changed by hand\n", encoding="utf-8")
+    with pytest.raises(ConflictError):
+        engine.history.undo()
+    engine.history.undo(force=True)
+    assert not (store.root / saved.path).exists()
+    with pytest.raises(NotFoundError):
+        engine.history.undo("nonexistent-id")
+
+
+def test_index_fixes(sample_engine):
+    engine = sample_engine("warnings")
+    store = engine.memories
+    assert store.fix_remove_dangling() == 5
+    assert store.index().dangling == ()
+    orphans = store.index().orphans
+    assert store.fix_index_orphans() == len(orphans) and store.index().orphans == ()
+    long_before = len(store.index().long_lines)
+    assert store.fix_shorten_long_lines() == long_before and store.index().long_lines == ()
+    assert len(engine.history.entries()) == 3
+
+
+def test_projection_warns_when_a_save_pushes_entries_past_the_cut(sample_engine):
+    store = sample_engine("healthy").memories
+    filler = "".join(f"- note {i}\n" for i in range(177))  # 23 + 177 = 200 lines
+    store.write_index(store.index_path().read_text(encoding="utf-8").rstrip("\n") + "\n" + filler)
+    projection = store.preview_save("user", "One more", "pushes the index over")
+    assert projection.line_count_after == 201 and projection.headroom_after.lines == -1
+    assert (
+        projection.message
+        and "201/200 lines" in projection.message
+        and "1 entry will not load" in projection.message
+    )
+
+
+def test_bad_files_give_lints_not_crashes(sample_engine):
+    store = sample_engine("healthy").memories
+    (store.root / "huge.md").write_bytes(
+        b"---\ndescription: big\ntype: user\n---\n" + b"x" * 2_000_000
+    )
+    (store.root / "latin1.md").write_bytes("caf\xe9".encode("latin-1"))
+    (store.root / "dir.md").mkdir()
+    entries = store.list()
+    assert "file-too-large" in _rules(entries, "huge.md")
+    assert "file-not-utf8" in _rules(entries, "latin1.md")
+    assert "dir.md" not in {e.path for e in entries}
+    with pytest.raises(UserInputError):
+        store.read("dir.md")
+    with pytest.raises(NotFoundError):
+        store.read("missing.md")
+    with pytest.raises(UserInputError):
+        store.read("../../etc/passwd")
+
+
+def test_missing_memory_folder_is_empty_not_an_error(tmp_path: Path):
+    from workbench.engine import Engine
+
+    (tmp_path / "proj").mkdir()
+    engine = Engine.open(tmp_path / "proj", config_home=str(tmp_path / "cfg"))
+    assert engine.memories.list() == []
+    report = engine.memories.index()
+    assert not report.exists and report.entries == () and report.headroom.lines == 200
+    assert engine.memories.manifest().count == 0
+    assert engine.memories.lint() == []
+
+
+def test_temp_files_from_an_interrupted_save_are_never_memories(sample_engine):
+    store = sample_engine("healthy").memories
+    (store.root / ".feedback_pnpm.md.abcd1234.wbtmp").write_text("half", encoding="utf-8")
+    assert not any(".wbtmp" in e.path for e in store.list())
+    assert ".wbtmp" not in store.manifest().text
+
+
+def test_history_is_private(sample_engine):
+    engine = sample_engine("healthy")
+    engine.memories.save(type="user", name="X", description="Y", body="Z", index=False)
+    assert os.stat(engine.history.folder).st_mode & 0o077 == 0
