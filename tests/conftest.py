@@ -104,3 +104,29 @@ def fake_messages_api(monkeypatch: pytest.MonkeyPatch):
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def install_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Install a shipped sample project under tmp_path and point CLAUDE_CONFIG_DIR at it."""
+    from workbench.engine.samples import install_sample as _install
+
+    def install(name: str = "healthy", now: float | None = None):
+        sample = _install(name, tmp_path / f"sample-{name}", now=now)
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(sample.config_home))
+        monkeypatch.chdir(sample.project_root)
+        return sample
+
+    return install
+
+
+@pytest.fixture
+def sample_engine(install_sample):
+    """An Engine opened on an installed sample project (healthy unless told otherwise)."""
+    from workbench.engine import Engine
+
+    def open_engine(name: str = "healthy"):
+        sample = install_sample(name)
+        return Engine.open(sample.project_root, config_home=str(sample.config_home))
+
+    return open_engine
