@@ -1,0 +1,159 @@
+"""What the sync client remembers between runs, per server and repo.
+
+Claude Code keeps `lastKnownChecksum`, `serverChecksums`, `serverMaxEntries` and the push
+suppression in memory for one session; the workbench also keeps them on disk (under
+`WORKBENCH_HOME/sync/`) so a CLI push sends only the delta, plus what the UI shows: the hash
+each key had when it was last synced, a history of every sync and of every 412 conflict.
+
+Only hashes, key names, counts and our own messages are stored: never file content, never a
+token, never a secret's text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.atomic import atomic_write_text
+
+STATE_VERSION = 1
+MAX_HISTORY = 200
+MAX_CONFLICTS = 100
+
+
+@dataclass
+class SyncState:
+    """Mutable sync bookkeeping for one (server, repo) pair."""
+
+    server: str
+    repo: str
+    last_known_checksum: str | None = None
+    server_checksums: dict[str, str] = field(default_factory=dict)
+    server_max_entries: int | None = None
+    push_suppressed_reason: str | None = None
+    suppressed_keys: list[str] = field(default_factory=list)
+    """Local keys when pushes were suppressed: one of them disappearing lifts the suppression."""
+    last_synced: dict[str, str] = field(default_factory=dict)
+    """Per key, the `sha256:` hash both sides agreed on at the last successful pull or push."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """Append one sync to the history, keeping the newest MAX_HISTORY."""
+        self.history.append(entry)
+        del self.history[:-MAX_HISTORY]
+
+    def record_conflict(self, entry: dict[str, Any]) -> None:
+        """Append one 412 conflict, keeping the newest MAX_CONFLICTS."""
+        self.conflicts.append(entry)
+        del self.conflicts[:-MAX_CONFLICTS]
+
+    def suppress(self, reason: str, local_keys: list[str]) -> None:
+        """Stop pushing until a local file is deleted (or the user forces a push)."""
+        self.push_suppressed_reason = reason
+        self.suppressed_keys = sorted(local_keys)
+
+    def lift_suppression(self) -> None:
+        """Allow pushes again."""
+        self.push_suppressed_reason = None
+        self.suppressed_keys = []
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": STATE_VERSION,
+            "server": self.server,
+            "repo": self.repo,
+            "lastKnownChecksum": self.last_known_checksum,
+            "serverChecksums": dict(self.server_checksums),
+            "serverMaxEntries": self.server_max_entries,
+            "pushSuppressedReason": self.push_suppressed_reason,
+            "suppressedKeys": list(self.suppressed_keys),
+            "lastSynced": dict(self.last_synced),
+            "history": list(self.history),
+            "conflicts": list(self.conflicts),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, server: str, repo: str) -> SyncState:
+        """Rebuild state from disk, dropping anything malformed rather than failing."""
+        state = cls(server=server, repo=repo)
+        if not isinstance(data, dict):
+            return state
+        checksum = data.get("lastKnownChecksum")
+        state.last_known_checksum = checksum if isinstance(checksum, str) else None
+        state.server_checksums = _str_map(data.get("serverChecksums"))
+        max_entries = data.get("serverMaxEntries")
+        if isinstance(max_entries, int) and not isinstance(max_entries, bool) and max_entries > 0:
+            state.server_max_entries = max_entries
+        reason = data.get("pushSuppressedReason")
+        state.push_suppressed_reason = reason if isinstance(reason, str) else None
+        keys = data.get("suppressedKeys")
+        if isinstance(keys, list):
+            state.suppressed_keys = [k for k in keys if isinstance(k, str)]
+        state.last_synced = _str_map(data.get("lastSynced"))
+        for name in ("history", "conflicts"):
+            items = data.get(name)
+            if isinstance(items, list):
+                setattr(state, name, [i for i in items if isinstance(i, dict)])
+        return state
+
+
+def _str_map(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def normalize_server(url: str) -> str:
+    """The server URL as state is keyed: no trailing slash, scheme and host lower-cased."""
+    url = url.strip().rstrip("/")
+    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)(.*)$", url)
+    if not match:
+        return url
+    return f"{match.group(1).lower()}://{match.group(2).lower()}{match.group(3)}"
+
+
+class SyncStateStore:
+    """Loads and saves SyncState files, one per (server, repo)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self._root = root
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            from workbench.paths import state_dir
+
+            self._root = state_dir("sync")
+        else:
+            self._root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return self._root
+
+    def path_for(self, server: str, repo: str) -> Path:
+        """The state file for this pair: a readable name plus a hash that keeps it unique."""
+        server = normalize_server(server)
+        digest = hashlib.sha256(f"{server}\n{repo}".encode()).hexdigest()[:16]
+        readable = re.sub(r"[^A-Za-z0-9]+", "-", f"{server.split('://')[-1]}-{repo}").strip("-")
+        return self.root / f"{readable[:80]}-{digest}.json"
+
+    def load(self, server: str, repo: str) -> SyncState:
+        """The saved state, or a fresh one when there is none or it cannot be read."""
+        server = normalize_server(server)
+        try:
+            raw = self.path_for(server, repo).read_text(encoding="utf-8")
+            data = json.loads(raw)
+        except (OSError, ValueError):
+            data = None
+        return SyncState.from_json(data, server, repo)
+
+    def save(self, state: SyncState) -> None:
+        """Write the state atomically with private permissions."""
+        path = self.path_for(state.server, state.repo)
+        text = json.dumps(state.to_json(), ensure_ascii=False, indent=1, sort_keys=True)
+        atomic_write_text(path, text + "\n", mode=0o600)
+        os.chmod(path, 0o600)
