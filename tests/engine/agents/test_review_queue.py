@@ -1,0 +1,156 @@
+"""The review queue: proposals as diffs, accept through history, reject, conflicts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from workbench.engine import Engine
+from workbench.engine.agents.review_queue import APPLY_ACTION, ReviewQueue
+from workbench.engine.agents.tools import StagedFile
+from workbench.engine.errors import (
+    ConflictError,
+    NotFoundError,
+    PathTraversalError,
+    RefusedWriteError,
+    UserInputError,
+)
+
+
+def staged(path: Path, content: str) -> StagedFile:
+    original = path.read_bytes() if path.exists() else None
+    return StagedFile(path=str(path), original=original, content=content)
+
+
+@pytest.fixture
+def queue(agent_engine: Engine) -> ReviewQueue:
+    return ReviewQueue(agent_engine)
+
+
+@pytest.fixture
+def memory(agent_engine: Engine) -> Path:
+    return Path(agent_engine.locations.memory_dir)
+
+
+def test_proposals_hold_a_diff_and_leave_the_folder_alone(
+    queue: ReviewQueue, memory: Path, snapshot_tree
+) -> None:
+    before = snapshot_tree(memory)
+    made = queue.propose(
+        [
+            staged(memory / "user_role.md", "---\nname: Role\n---\n\nData engineer.\n"),
+            staged(
+                memory / "MEMORY.md",
+                (memory / "MEMORY.md").read_text() + "- [Role](user_role.md) — data engineer\n",
+            ),
+        ],
+        source="extract",
+    )
+    assert snapshot_tree(memory) == before
+    assert [p.kind for p in made] == ["create", "modify"]
+    assert made[0].diff.startswith("--- /dev/null\n+++ b/user_role.md\n")
+    assert "+- [Role](user_role.md) — data engineer" in made[1].diff
+    assert made[1].diff_stats() == (1, 0)
+    listed = queue.list()
+    assert {p.id for p in listed} == {p.id for p in made}
+    assert made[0].group == made[1].group
+    assert all(oct(p.stat().st_mode & 0o777) == "0o600" for p in queue.folder.glob("*.json"))
+
+
+def test_unchanged_files_are_not_proposed(queue: ReviewQueue, memory: Path) -> None:
+    same = (memory / "MEMORY.md").read_text()
+    assert queue.propose([staged(memory / "MEMORY.md", same)], source="extract") == []
+
+
+def test_accept_writes_through_history_and_can_be_undone(
+    agent_engine: Engine, queue: ReviewQueue, memory: Path
+) -> None:
+    (proposal,) = queue.propose([staged(memory / "project_x.md", "fact\n")], source="extract")
+    result = queue.accept(proposal.id[:8])
+    assert (memory / "project_x.md").read_text() == "fact\n"
+    assert queue.list() == []
+    entry = agent_engine.history.get(result.history_id)
+    assert entry.action == APPLY_ACTION
+    agent_engine.history.undo(entry.id)
+    assert not (memory / "project_x.md").exists()
+
+
+def test_accept_refuses_when_the_file_changed_since(queue: ReviewQueue, memory: Path) -> None:
+    target = memory / "feedback_testing.md"
+    (proposal,) = queue.propose([staged(target, "rewritten\n")], source="extract")
+    target.write_text("someone else edited this\n")
+    with pytest.raises(ConflictError):
+        queue.accept(proposal.id)
+    assert target.read_text() == "someone else edited this\n"
+    assert [p.id for p in queue.list()] == [proposal.id]  # still pending
+
+
+def test_accept_refuses_when_a_new_file_appeared(queue: ReviewQueue, memory: Path) -> None:
+    (proposal,) = queue.propose([staged(memory / "new.md", "mine\n")], source="extract")
+    (memory / "new.md").write_text("theirs\n")
+    with pytest.raises(ConflictError):
+        queue.accept(proposal.id)
+    assert (memory / "new.md").read_text() == "theirs\n"
+
+
+def test_reject_drops_the_proposal_only(queue: ReviewQueue, memory: Path, snapshot_tree) -> None:
+    before = snapshot_tree(memory)
+    (proposal,) = queue.propose([staged(memory / "x.md", "x\n")], source="dream")
+    assert queue.reject(proposal.id).id == proposal.id
+    assert queue.list() == []
+    assert snapshot_tree(memory) == before
+    with pytest.raises(NotFoundError):
+        queue.accept(proposal.id)
+
+
+def test_team_proposal_with_a_secret_is_refused_on_accept(queue: ReviewQueue, memory: Path) -> None:
+    token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (proposal,) = queue.propose(
+        [staged(memory / "team" / "ci.md", f"CI token: {token}\n")], source="extract"
+    )
+    with pytest.raises(RefusedWriteError) as caught:
+        queue.accept(proposal.id)
+    assert token not in str(caught.value)
+    assert not (memory / "team" / "ci.md").exists()
+
+
+def test_paths_outside_the_folder_are_never_proposed_or_written(
+    queue: ReviewQueue, memory: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(PathTraversalError):
+        queue.propose([staged(memory / ".." / "escape.md", "x")], source="extract")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, memory / "link")
+    with pytest.raises(PathTraversalError):
+        queue.propose([staged(memory / "link" / "x.md", "x")], source="extract")
+    assert list(outside.iterdir()) == []
+
+
+def test_symlink_planted_after_proposal_is_caught_on_accept(
+    queue: ReviewQueue, memory: Path, tmp_path: Path
+) -> None:
+    (memory / "sub").mkdir()
+    (proposal,) = queue.propose([staged(memory / "sub" / "x.md", "x\n")], source="extract")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (memory / "sub").rmdir()
+    os.symlink(outside, memory / "sub")
+    with pytest.raises(PathTraversalError):
+        queue.accept(proposal.id)
+    assert list(outside.iterdir()) == []
+
+
+def test_bad_ids(queue: ReviewQueue) -> None:
+    with pytest.raises(UserInputError):
+        queue.get("../../etc")
+    with pytest.raises(NotFoundError):
+        queue.get("deadbeef")
+
+
+def test_corrupt_proposal_files_are_skipped(queue: ReviewQueue, memory: Path) -> None:
+    queue.propose([staged(memory / "ok.md", "ok\n")], source="extract")
+    (queue.folder / "broken.json").write_text("{not json")
+    assert len(queue.list()) == 1

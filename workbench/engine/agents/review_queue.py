@@ -1,0 +1,307 @@
+"""The review queue: memory writes an agent proposed, kept as diffs until a person decides.
+
+Each proposal is one JSON file under `<WORKBENCH_HOME>/proposals/<project key>/`, holding the
+target path, the new content, a unified diff against the file as it was when the proposal was
+made, and the hash of that base. Accepting writes through the local history (atomic and
+undoable) and is refused when the file changed since: the diff the user approved would no
+longer describe what happens. Team-memory proposals pass the secret guard again on accept.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import secrets
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from workbench.engine.agents.permissions import path_inside_folder
+from workbench.engine.atomic import atomic_write_bytes
+from workbench.engine.errors import (
+    ConflictError,
+    NotFoundError,
+    PathTraversalError,
+    RefusedWriteError,
+    UserInputError,
+)
+from workbench.engine.jsutil import js_iso
+
+if TYPE_CHECKING:
+    from workbench.engine.agents.tools import StagedFile
+    from workbench.engine.engine import Engine
+    from workbench.engine.history import HistoryEntry
+
+APPLY_ACTION = "extraction-apply"
+
+
+def sha256_or_none(data: bytes | None) -> str | None:
+    """The hex sha256 of `data`, or None for a file that does not exist."""
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def unified_diff(before: str | None, after: str, rel_path: str) -> str:
+    """A unified diff from the current file (or nothing) to the proposed text."""
+    old_lines = [] if before is None else before.splitlines(keepends=True)
+    new_lines = after.splitlines(keepends=True)
+    diff = difflib.unified_diff(
+        old_lines,
+        new_lines,
+        fromfile="/dev/null" if before is None else f"a/{rel_path}",
+        tofile=f"b/{rel_path}",
+    )
+    out = []
+    for line in diff:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One proposed write to one memory file."""
+
+    id: str
+    created: str
+    source: str
+    """What proposed it: `extract` or `dream`."""
+    abs_path: str
+    path: str
+    """Relative to the memory folder, `/`-separated."""
+    scope: str
+    """`private`, `team` or `log`."""
+    base_sha256: str | None
+    """Hash of the file when the proposal was made; None when it did not exist."""
+    content: str
+    diff: str
+    note: str = ""
+    group: str = ""
+    """Proposals from one run share a group."""
+
+    @property
+    def kind(self) -> str:
+        return "create" if self.base_sha256 is None else "modify"
+
+    def diff_stats(self) -> tuple[int, int]:
+        """Lines added and removed."""
+        added = removed = 0
+        for line in self.diff.splitlines():
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        return added, removed
+
+    def to_json(self, *, with_content: bool = False) -> dict[str, Any]:
+        added, removed = self.diff_stats()
+        data: dict[str, Any] = {
+            "id": self.id,
+            "created": self.created,
+            "source": self.source,
+            "path": self.path,
+            "abs_path": self.abs_path,
+            "scope": self.scope,
+            "kind": self.kind,
+            "base_sha256": self.base_sha256,
+            "added_lines": added,
+            "removed_lines": removed,
+            "note": self.note,
+            "group": self.group,
+            "diff": self.diff,
+        }
+        if with_content:
+            data["content"] = self.content
+        return data
+
+
+@dataclass(frozen=True)
+class AcceptResult:
+    """A proposal that reached the memory folder."""
+
+    proposal: Proposal
+    history_id: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "accepted": self.proposal.id,
+            "path": self.proposal.path,
+            "abs_path": self.proposal.abs_path,
+            "kind": self.proposal.kind,
+            "history_id": self.history_id,
+        }
+
+
+class ReviewQueue:
+    """Pending proposals for one memory folder."""
+
+    def __init__(self, engine: Engine, folder: Path | None = None) -> None:
+        self.engine = engine
+        self._folder = folder
+
+    @property
+    def folder(self) -> Path:
+        """`<WORKBENCH_HOME>/proposals/<project key>/`, created private on first use."""
+        if self._folder is None:
+            from workbench.paths import state_dir
+
+            self._folder = state_dir("proposals", self.engine.history.folder.name)
+        return self._folder
+
+    # --- making proposals -------------------------------------------------------------------
+
+    def propose(
+        self, files: Iterable[StagedFile], *, source: str, note: str = "", group: str = ""
+    ) -> list[Proposal]:
+        """Queue every changed staged file as a proposal (nothing in the memory folder moves)."""
+        made = []
+        group = group or secrets.token_hex(4)
+        for staged in files:
+            if not staged.changed:
+                continue
+            made.append(self._store(self._make(staged, source=source, note=note, group=group)))
+        return made
+
+    def _make(self, staged: StagedFile, *, source: str, note: str, group: str) -> Proposal:
+        self._check_target(staged.path)
+        rel = self.engine.locations.relative(staged.path)
+        before = None if staged.original is None else staged.original.decode("utf-8", "replace")
+        return Proposal(
+            id=f"{int(time.time() * 1000):x}-{secrets.token_hex(3)}",
+            created=js_iso(time.time() * 1000),
+            source=source,
+            abs_path=staged.path,
+            path=rel,
+            scope=self._scope(rel),
+            base_sha256=sha256_or_none(staged.original),
+            content=staged.content,
+            diff=unified_diff(before, staged.content, rel),
+            note=note,
+            group=group,
+        )
+
+    def _store(self, proposal: Proposal) -> Proposal:
+        data = json.dumps(asdict(proposal), ensure_ascii=False, indent=1).encode("utf-8")
+        atomic_write_bytes(self.folder / f"{proposal.id}.json", data, mode=0o600)
+        return proposal
+
+    def _scope(self, rel: str) -> str:
+        if rel.startswith("team/"):
+            return "team"
+        if rel.startswith("logs/"):
+            return "log"
+        return "private"
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def list(self) -> list[Proposal]:
+        """Pending proposals, newest first; unreadable files are skipped."""
+        try:
+            paths = sorted(self.folder.glob("*.json"))
+        except OSError:
+            return []
+        out = []
+        for path in paths:
+            proposal = _load(path)
+            if proposal is not None:
+                out.append(proposal)
+        out.sort(key=lambda p: (p.created, p.id), reverse=True)
+        return out
+
+    def get(self, proposal_id: str) -> Proposal:
+        """The proposal with this id (a unique prefix is enough)."""
+        if not proposal_id or not all(c.isalnum() or c == "-" for c in proposal_id):
+            raise UserInputError(f"not a proposal id: {proposal_id!r}")
+        matches = [p for p in self.list() if p.id.startswith(proposal_id)]
+        exact = [p for p in matches if p.id == proposal_id]
+        if exact:
+            return exact[0]
+        if not matches:
+            raise NotFoundError(
+                f"no pending proposal {proposal_id!r} (see `workbench review list`)"
+            )
+        if len(matches) > 1:
+            raise UserInputError(f"proposal id {proposal_id!r} is ambiguous; give more characters")
+        return matches[0]
+
+    # --- deciding ----------------------------------------------------------------------------
+
+    def accept(self, proposal_id: str) -> AcceptResult:
+        """Write the proposal through history; refused if the file changed since."""
+        proposal = self.get(proposal_id)
+        entry = self.write_checked(
+            proposal.abs_path,
+            proposal.content,
+            proposal.base_sha256,
+            note=f"proposal {proposal.id} ({proposal.source})",
+            group=proposal.group,
+        )
+        self._discard(proposal)
+        return AcceptResult(proposal, entry.id)
+
+    def reject(self, proposal_id: str) -> Proposal:
+        """Drop a proposal without touching the memory folder."""
+        proposal = self.get(proposal_id)
+        self._discard(proposal)
+        return proposal
+
+    def write_checked(
+        self,
+        path: str,
+        content: str,
+        base_sha256: str | None,
+        *,
+        note: str = "",
+        group: str = "",
+    ) -> HistoryEntry:
+        """Write one agent-made file: inside the folder, unchanged since read, no team secrets."""
+        self._check_target(path)
+        try:
+            current: bytes | None = Path(path).read_bytes()
+        except FileNotFoundError:
+            current = None
+        if sha256_or_none(current) != base_sha256:
+            raise ConflictError(
+                f"{self.engine.locations.relative(path)} changed after the agent read it; "
+                "the proposed change was not written (reject it and run the agent again)"
+            )
+        data = content.encode("utf-8")
+        self.check_team_secrets(path, content)
+        return self.engine.history.write(path, data, APPLY_ACTION, note=note, group=group)
+
+    def check_team_secrets(self, path: str, content: str) -> None:
+        """Refuse team-memory content that holds a credential (labels only, never the text)."""
+        refusal = team_secret_refusal(self.engine, path, content)
+        if refusal:
+            raise RefusedWriteError(refusal)
+
+    def _check_target(self, path: str) -> None:
+        if not path_inside_folder(path, self.engine.locations.memory_dir):
+            raise PathTraversalError(
+                f"{path} is outside the memory folder; agents may only write inside it"
+            )
+
+    def _discard(self, proposal: Proposal) -> None:
+        try:
+            os.unlink(self.folder / f"{proposal.id}.json")
+        except FileNotFoundError:
+            pass
+
+
+def team_secret_refusal(engine: Engine, path: str, content: str) -> str | None:
+    """The refusal message when `path` is team memory and `content` holds a secret."""
+    if not engine.locations.is_team_path(path):
+        return None  # keeps the scanner unloaded for private memories
+    from workbench.engine.team.secrets import check_team_mem_secrets
+
+    return check_team_mem_secrets(path, content, engine.locations)
+
+
+def _load(path: Path) -> Proposal | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Proposal(**data)
+    except (OSError, ValueError, TypeError):
+        return None
