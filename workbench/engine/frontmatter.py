@@ -7,9 +7,9 @@ after double-quoting simple values holding YAML punctuation. Anything still brok
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -21,29 +21,35 @@ MEMORY_TYPES = ("user", "feedback", "project", "reference")
 FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
 _SIMPLE_LINE = re.compile(r"^([a-zA-Z_-]+):\s+(.+)$")
 _YAML_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
-# A line the fast path may read without YAML: `key: plain words`.
+# A line the fast path may read without YAML: `key: plain words` with no YAML punctuation.
 _FAST_LINE = re.compile(
-    r"^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^\s'\"{}\[\]*&#!|>%@`,?:~-][^#]*?)[ \t]*$"
+    r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^\s'\"{}\[\]*&#!|>%@`,?:~=<-][^:#\t]*?)[ ]*$"
 )
-_FAST_BLOCKERS = re.compile(r":|\t| #")
 # Characters YAML refuses to read; such a block must go through YAML to fail the same way.
 _NON_PRINTABLE = re.compile(
     "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
-# Plain scalars YAML (1.1, as PyYAML reads it) would turn into something other than a string.
-_NON_STRING = re.compile(
+# Plain scalars YAML (1.1, as PyYAML reads it) turns into something other than a string.
+_YAML_WORDS = frozenset(
+    "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF "
+    "null Null NULL".split()
+)
+_NUMBER_LIKE = re.compile(
     r"""^(?:
         [-+]?(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][-+]?\d+)?   # numbers
       | 0[xob][0-9a-fA-F_]+
       | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
       | \d{4}-\d\d?-\d\d?.*                            # dates and timestamps
-      | (?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE
-          |on|On|ON|off|Off|OFF|null|Null|NULL|~)
-      | \d+(?::[0-5]?\d)+(?:\.\d*)?                    # sexagesimal numbers
-      | =|<<
     )$""",
     re.VERBOSE,
 )
+
+
+def _is_non_string(value: str) -> bool:
+    first = value[0]
+    if first.isdigit() or first in "+.":
+        return bool(_NUMBER_LIKE.match(value))
+    return value in _YAML_WORDS
 
 
 @dataclass(frozen=True)
@@ -70,11 +76,27 @@ def normalize_text(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def read_head(path: Path, max_lines: int = FRONTMATTER_MAX_LINES) -> str:
+def read_head(path: str | Path, max_lines: int = FRONTMATTER_MAX_LINES) -> str:
     """The first `max_lines` lines of a file, decoded leniently and normalised."""
-    with open(path, "rb") as handle:
-        raw = b"".join(islice(handle, max_lines))
-    return normalize_text(raw.decode("utf-8", errors="replace"))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = os.read(fd, 8192)
+        # Frontmatter is small; keep reading only when 30 lines have not arrived yet.
+        while data.count(b"\n") < max_lines:
+            more = os.read(fd, 65536)
+            if not more:
+                break
+            data += more
+    finally:
+        os.close(fd)
+    cut = -1
+    for _ in range(max_lines):
+        cut = data.find(b"\n", cut + 1)
+        if cut == -1:
+            break
+    if cut != -1:
+        data = data[: cut + 1]
+    return normalize_text(data.decode("utf-8", errors="replace"))
 
 
 def quote_problematic_values(block: str) -> str:
@@ -95,20 +117,17 @@ def quote_problematic_values(block: str) -> str:
 
 def _fast_parse(block: str) -> dict[str, Any] | None:
     """Parse blocks made only of `key: plain text` lines without YAML; None if unsure."""
+    if _NON_PRINTABLE.search(block):
+        return None
     result: dict[str, Any] = {}
     for line in block.split("\n"):
-        if not line.strip():
+        if not line or line.isspace():
             continue
         match = _FAST_LINE.match(line)
         if not match:
             return None
         key, value = match.groups()
-        if (
-            _FAST_BLOCKERS.search(value)
-            or _NON_STRING.match(value)
-            or _NON_PRINTABLE.search(value)
-            or key in result
-        ):
+        if key in result or _is_non_string(value):
             return None
         result[key] = value
     return result

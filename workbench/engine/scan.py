@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from workbench.engine.frontmatter import (
     description_of,
@@ -113,13 +112,16 @@ def read_header(
 ) -> MemoryHeader | None:
     """Read one file's header; None when it cannot be read (Claude Code drops those)."""
     try:
-        head = read_head(Path(path))
+        head = read_head(path)
         if stat is None:
             stat = os.stat(path)
     except OSError:
         return None
     parsed = parse_frontmatter(head)
-    rel = os.path.relpath(path, memory_dir).replace(os.sep, "/")
+    root = memory_dir.rstrip(os.sep) + os.sep
+    rel = path[len(root) :] if path.startswith(root) else os.path.relpath(path, memory_dir)
+    if os.sep != "/":
+        rel = rel.replace(os.sep, "/")
     return MemoryHeader(
         filename=rel,
         file_path=path,
