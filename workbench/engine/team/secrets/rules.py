@@ -399,7 +399,7 @@ RULES: tuple[SecretRule, ...] = (
         "private-key",
         r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?"
         r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
-        core="-----BEGIN",
+        core="-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY",
         keywords=("-----begin",),
         ignore_case=True,
         multiline=True,

@@ -1,0 +1,266 @@
+"""Finding where secrets might be, fast: a hyperscan database, or plain `re` without it.
+
+A prefilter never decides that something is a secret. It reports, per rule, positions of
+matches of the rule's `core` (the token with its boundaries left off), and the scanner confirms
+each candidate line with the exact rule. Because every real match contains a core match on the
+same line, both prefilters lead to identical findings; they differ only in speed.
+
+Choose the engine with `backend`: `auto` (hyperscan when importable), `hyperscan` (required) or
+`re` (force the fallback). Front ends map `WORKBENCH_SECRET_ENGINE` onto it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any, Literal, Protocol
+
+from workbench.engine.errors import UserInputError
+from workbench.engine.team.secrets.rules import RULES, SecretRule
+
+Backend = Literal["auto", "hyperscan", "re"]
+BACKENDS: tuple[str, ...] = ("auto", "hyperscan", "re")
+ENV_VAR = "WORKBENCH_SECRET_ENGINE"
+
+Candidates = dict[int, list[int]]
+"""Rule index → ascending positions (string indexes) that lie on a candidate line."""
+
+
+class Prefilter(Protocol):
+    """Reports, per rule, where a match could be."""
+
+    name: str
+
+    def candidates(self, text: str) -> Candidates: ...
+
+    def candidates_many(self, texts: Sequence[str]) -> list[Candidates]: ...
+
+
+def private_key_headers(text: str, start: int = 0) -> list[int]:
+    """Every index at or after `start` where `-----BEGIN` (any case) starts.
+
+    `str.find` on the dashes is far faster than a case-insensitive regex, and occurrences
+    cannot overlap, so this lists every place a private-key match could start.
+    """
+    found: list[int] = []
+    at = text.find("-----", start)
+    while at != -1:
+        word = text[at + 5 : at + 10]
+        if word.isascii() and word.lower() == "begin":
+            found.append(at)
+        at = text.find("-----", at + 1)
+    return found
+
+
+class RegexPrefilter:
+    """The pure-`re` prefilter: keyword gates, then the core regex or keyword positions."""
+
+    name = "re"
+
+    def __init__(self, rules: tuple[SecretRule, ...] = RULES) -> None:
+        self._plan = [(index, rule, self._locator(rule)) for index, rule in enumerate(rules)]
+
+    @staticmethod
+    def _locator(rule: SecretRule) -> Callable[[str, Callable[[], str]], list[int]]:
+        core = rule.core_regex
+        keywords = rule.keywords
+        if rule.multiline:
+            return lambda text, _lowered: private_key_headers(text)
+        if rule.ignore_case:
+            # Gate on a lower-cased copy (made once per scan), then let the core locate.
+            def case_blind(text: str, lowered: Callable[[], str]) -> list[int]:
+                if not any(k in lowered() for k in keywords):
+                    return []
+                return [m.start() for m in core.finditer(text)]
+
+            return case_blind
+        if rule.core[0].isalnum() or rule.core[0] == "-":
+            # sre searches a literal prefix quickly, so the core locates precisely.
+            def by_core(text: str, _lowered: Callable[[], str]) -> list[int]:
+                if not any(k in text for k in keywords):
+                    return []
+                return [m.start() for m in core.finditer(text)]
+
+            return by_core
+
+        # A core that starts with a character class is slow in sre: locate its keywords.
+        def by_keyword(text: str, _lowered: Callable[[], str]) -> list[int]:
+            found: list[int] = []
+            for keyword in keywords:
+                at = text.find(keyword)
+                while at != -1:
+                    found.append(at)
+                    at = text.find(keyword, at + 1)
+            found.sort()
+            return found
+
+        return by_keyword
+
+    def candidates(self, text: str) -> Candidates:
+        lowered_copy: list[str] = []
+
+        def lowered() -> str:
+            if not lowered_copy:
+                lowered_copy.append(text.lower())
+            return lowered_copy[0]
+
+        out: Candidates = {}
+        for index, _rule, locate in self._plan:
+            positions = locate(text, lowered)
+            if positions:
+                out[index] = positions
+        return out
+
+    def candidates_many(self, texts: Sequence[str]) -> list[Candidates]:
+        return [self.candidates(text) for text in texts]
+
+
+class HyperscanPrefilter:
+    """All 36 cores compiled into one hyperscan block-mode database, scanned in one pass."""
+
+    name = "hyperscan"
+
+    def __init__(self, rules: tuple[SecretRule, ...] = RULES) -> None:
+        import hyperscan
+
+        self._hs = hyperscan
+        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        expressions = [rule.core.encode("ascii") for rule in rules]
+        flags = [hyperscan.HS_FLAG_CASELESS if rule.ignore_case else 0 for rule in rules]
+        self._db.compile(expressions=expressions, ids=list(range(len(rules))), flags=flags)
+        # The database's own scratch is the fastest to scan with but serves one scan at a time;
+        # a thread that finds it busy scans with a scratch of its own.
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def _scan(self, data: bytes, on_match: Callable[..., None]) -> None:
+        if self._lock.acquire(blocking=False):
+            try:
+                self._db.scan(data, match_event_handler=on_match)
+            finally:
+                self._lock.release()
+            return
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self._db.scratch.clone()
+        self._db.scan(data, match_event_handler=on_match, scratch=scratch)
+
+    def candidates(self, text: str) -> Candidates:
+        data = text.encode("utf-8", "surrogatepass")
+        hits: list[tuple[int, int]] = []
+        append = hits.append
+
+        def on_match(rule: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            append((rule, end - 1))
+
+        self._scan(data, on_match)
+        return _group(text, data, hits) if hits else {}
+
+    def candidates_many(self, texts: Sequence[str]) -> list[Candidates]:
+        """One scan over all texts joined by newlines (no core match crosses a newline)."""
+        datas = [text.encode("utf-8", "surrogatepass") for text in texts]
+        starts: list[int] = []
+        offset = 0
+        for data in datas:
+            starts.append(offset)
+            offset += len(data) + 1
+        hits: list[tuple[int, int]] = []
+        append = hits.append
+
+        def on_match(rule: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            append((rule, end - 1))
+
+        self._scan(b"\n".join(datas), on_match)
+        out: list[Candidates] = [{} for _ in texts]
+        if not hits:
+            return out
+        per_text: dict[int, list[tuple[int, int]]] = {}
+        for rule, at in hits:
+            which = bisect.bisect_right(starts, at) - 1
+            per_text.setdefault(which, []).append((rule, at - starts[which]))
+        for which, text_hits in per_text.items():
+            out[which] = _group(texts[which], datas[which], text_hits)
+        return out
+
+
+def _group(text: str, data: bytes, hits: list[tuple[int, int]]) -> Candidates:
+    """Hits (rule, byte offset) as ascending string positions per rule."""
+    out: Candidates = {}
+    if len(data) != len(text):
+        hits = _to_string_positions(data, hits)
+    # For ASCII text, byte offsets are string indexes.
+    for rule, at in hits:
+        out.setdefault(rule, []).append(at)
+    for positions in out.values():
+        positions.sort()
+    return out
+
+
+def _to_string_positions(data: bytes, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Map byte offsets in UTF-8 `data` to string indexes of the start of their line.
+
+    The scanner only needs some position on the right line, and a line start is cheap to
+    convert: decode each stretch between consecutive line starts once, in order.
+    """
+    line_starts = sorted({data.rfind(b"\n", 0, at) + 1 for _rule, at in hits})
+    mapped: dict[int, int] = {}
+    byte_pos = char_pos = 0
+    for start in line_starts:
+        char_pos += len(data[byte_pos:start].decode("utf-8", "surrogatepass"))
+        byte_pos = start
+        mapped[start] = char_pos
+    return [(rule, mapped[data.rfind(b"\n", 0, at) + 1]) for rule, at in hits]
+
+
+@lru_cache(maxsize=1)
+def hyperscan_available() -> bool:
+    """Whether the hyperscan module imports and compiles the rule database here."""
+    try:
+        _hyperscan_prefilter()
+    except Exception:  # noqa: BLE001 - any failure means "use the fallback"
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _hyperscan_prefilter() -> HyperscanPrefilter:
+    return HyperscanPrefilter()
+
+
+@lru_cache(maxsize=1)
+def _regex_prefilter() -> RegexPrefilter:
+    return RegexPrefilter()
+
+
+def get_prefilter(backend: str | None = None) -> Prefilter:
+    """The prefilter for `backend` (`auto` when None)."""
+    prefilter = _chosen.get(backend)
+    if prefilter is None:
+        prefilter = _chosen[backend] = _choose(backend)
+    return prefilter
+
+
+_chosen: dict[str | None, Prefilter] = {}
+
+
+def _choose(backend: str | None) -> Prefilter:
+    choice = (backend or "auto").strip().lower()
+    if choice not in BACKENDS:
+        raise UserInputError(
+            f"unknown secret engine {backend!r}: choose one of {', '.join(BACKENDS)}"
+        )
+    if choice == "re":
+        return _regex_prefilter()
+    if choice == "hyperscan":
+        if not hyperscan_available():
+            raise UserInputError("the hyperscan secret engine is not available on this machine")
+        return _hyperscan_prefilter()
+    return _hyperscan_prefilter() if hyperscan_available() else _regex_prefilter()
+
+
+def backend_from_env(env: dict[str, str] | Any) -> str:
+    """The backend named by `WORKBENCH_SECRET_ENGINE` in `env`, or `auto`."""
+    value = env.get(ENV_VAR) if env is not None else None
+    return value or "auto"

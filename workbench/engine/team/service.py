@@ -1,0 +1,102 @@
+"""`engine.team`: secret scanning and redaction now; team sync methods are added alongside.
+
+The secret engine (`auto`, `hyperscan` or `re`) comes from `WORKBENCH_SECRET_ENGINE` in the
+engine's environment unless a call names one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.team.secrets.guard import check_team_mem_secrets
+from workbench.engine.team.secrets.prefilter import backend_from_env, get_prefilter
+from workbench.engine.team.secrets.redaction import Redaction, redact
+from workbench.engine.team.secrets.report import SecretScanReport, read_text, scan_files
+from workbench.engine.team.secrets.scanner import (
+    SecretFinding,
+    SecretMatch,
+    find_secrets,
+    scan_for_secrets,
+)
+from workbench.engine.team.secrets.suppression import Baseline
+
+if TYPE_CHECKING:
+    from workbench.engine.engine import Engine
+
+
+class TeamService:
+    """Team memory for one project: the secret scanner, redaction and the write guard."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # --- secrets ---------------------------------------------------------------------------
+
+    @property
+    def secret_engine(self) -> str:
+        """The configured secret engine: `auto`, `hyperscan` or `re`."""
+        return backend_from_env(self.engine.env)
+
+    def secret_engine_in_use(self, backend: str | None = None) -> str:
+        """Which prefilter actually runs: `hyperscan` or `re`."""
+        return get_prefilter(backend or self.secret_engine).name
+
+    def scan_for_secrets(self, text: str) -> list[SecretMatch]:
+        """Claude Code's verdict on `text`: matching rules, once each, in rule order."""
+        return scan_for_secrets(text, backend=self.secret_engine)
+
+    def find_secrets(self, text: str, path: str = "") -> list[SecretFinding]:
+        """Every secret in `text`, located (no suppression applied)."""
+        return find_secrets(text, path=path, backend=self.secret_engine)
+
+    def check_team_write(self, path: str, content: str) -> str | None:
+        """The refusal message if writing `content` to `path` would put a secret in team memory."""
+        return check_team_mem_secrets(path, content, self.engine.locations)
+
+    def display_path(self, path: str | os.PathLike[str]) -> str:
+        """How reports name a file: relative to the memory folder, else to the current
+        folder, else absolute; always with `/` separators."""
+        absolute = os.path.abspath(path)
+        for base in (self.engine.locations.memory_dir, os.getcwd() + os.sep):
+            if absolute.startswith(base):
+                return absolute[len(base) :].replace(os.sep, "/")
+        return absolute.replace(os.sep, "/")
+
+    def scan_paths(
+        self,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
+        *,
+        baseline: str | os.PathLike[str] | Baseline | None = None,
+        backend: str | None = None,
+    ) -> SecretScanReport:
+        """Scan files and folders (default: the memory folder) with suppressions applied."""
+        if not paths:
+            folder = Path(self.engine.locations.memory_dir)
+            if not folder.is_dir():
+                raise NotFoundError(f"the memory folder does not exist yet: {folder}")
+            paths = [folder]
+        if baseline is not None and not isinstance(baseline, Baseline):
+            baseline = Baseline.load(baseline)
+        return scan_files(
+            [Path(p) for p in paths],
+            display=lambda file: self.display_path(file),
+            baseline=baseline,
+            backend=backend or self.secret_engine,
+        )
+
+    def redact_text(self, text: str) -> Redaction:
+        """`text` with every secret replaced by `[REDACTED]`."""
+        return redact(text, backend=self.secret_engine)
+
+    def redact_file(self, path: str | os.PathLike[str]) -> Redaction:
+        """A file's text with every secret replaced (the file itself is not changed)."""
+        file = Path(path)
+        if not file.exists():
+            raise NotFoundError(f"no such file: {path}")
+        if file.is_dir():
+            raise UserInputError(f"{path} is a folder; redact one file at a time")
+        return self.redact_text(read_text(file))
