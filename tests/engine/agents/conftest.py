@@ -137,3 +137,9 @@ def tree_snapshot(root: Path) -> dict[str, bytes]:
 @pytest.fixture
 def snapshot_tree() -> Callable[[Path], dict[str, bytes]]:
     return tree_snapshot
+
+
+@pytest.fixture
+def llm_engine(fake_messages_api, agent_engine: Engine) -> Engine:
+    """The same project, with the environment pointing at the fake Messages API."""
+    return Engine(agent_engine.locations, env=dict(os.environ))

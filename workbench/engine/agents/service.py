@@ -1,0 +1,71 @@
+"""`engine.agents`: the memory prompt, extraction, session-memory updates, logs and dream."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from workbench.engine.agents.daily_log import LogEntry
+    from workbench.engine.agents.dream import DreamAgent
+    from workbench.engine.agents.extraction import ExtractionAgent
+    from workbench.engine.agents.prompt import MemoryPrompt, PromptMode
+    from workbench.engine.agents.review_queue import ReviewQueue
+    from workbench.engine.agents.session_update import SessionMemoryUpdater
+    from workbench.engine.engine import Engine
+
+
+class AgentService:
+    """The agents of one project; each part is built on first use."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def prompt(
+        self,
+        *,
+        mode: PromptMode | Literal["auto"] = "auto",
+        skip_index: bool = False,
+        daily_log_active: bool = False,
+    ) -> MemoryPrompt:
+        """The memory instructions the main agent would receive."""
+        from workbench.engine.agents.prompt import prompt_for_engine
+
+        return prompt_for_engine(
+            self.engine, mode=mode, skip_index=skip_index, daily_log_active=daily_log_active
+        )
+
+    @cached_property
+    def extraction(self) -> ExtractionAgent:
+        """Plans and runs the extraction agent over a transcript."""
+        from workbench.engine.agents.extraction import ExtractionAgent
+
+        return ExtractionAgent(self.engine)
+
+    @cached_property
+    def session_memory(self) -> SessionMemoryUpdater:
+        """Manual session-memory updates."""
+        from workbench.engine.agents.session_update import SessionMemoryUpdater
+
+        return SessionMemoryUpdater(self.engine)
+
+    @cached_property
+    def dream(self) -> DreamAgent:
+        """Memory consolidation with its lock and gates."""
+        from workbench.engine.agents.dream import DreamAgent
+
+        return DreamAgent(self.engine)
+
+    @cached_property
+    def review(self) -> ReviewQueue:
+        """Proposed writes waiting for a decision."""
+        from workbench.engine.agents.review_queue import ReviewQueue
+
+        return ReviewQueue(self.engine)
+
+    def log(self, text: str, *, now: datetime | None = None) -> LogEntry:
+        """Append one bullet to today's daily log."""
+        from workbench.engine.agents.daily_log import append_entry
+
+        return append_entry(self.engine, text, now=now)
