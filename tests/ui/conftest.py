@@ -1,0 +1,154 @@
+"""UI fixtures: a small memory project laid out where Claude Code keeps it, and the app built
+with the same factory the CLI uses, with watchers, blinking and animation off."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from workbench.config import Settings
+from workbench.engine import Engine
+from workbench.ui.app import WorkbenchApp, make_app
+
+DAY = 86_400
+TEST_SETTINGS = Settings(
+    watch_files=False,
+    cursor_blink=False,
+    animation="none",
+    user_themes=False,
+    show_full_paths=False,
+)
+
+MEMORIES: dict[str, tuple[float, str]] = {
+    "user_role.md": (
+        2,
+        "---\nname: User role\ndescription: Staff engineer on the payments team, prefers Go\n"
+        "type: user\n---\n\nThe user is a staff engineer who owns the checkout service.\n",
+    ),
+    "feedback_testing.md": (
+        5,
+        "---\nname: Integration tests hit a real database\ndescription: Never mock the database in "
+        "integration tests\ntype: feedback\n---\n\nIntegration tests must use the docker Postgres.\n\n"
+        "**Why:** a mocked migration hid a broken schema in 2025-11.\n\n"
+        "**How to apply:** start `make db` before `pytest -m integration`.\n",
+    ),
+    "project_freeze.md": (
+        47,
+        "---\nname: Release freeze\ndescription: Merge freeze for the mobile release\n"
+        "type: project\n---\n\nNo merges to main after Thursday.\n",
+    ),
+    "reference_dashboards.md": (
+        12,
+        "---\nname: Grafana boards\ndescription: Where checkout latency is graphed\n"
+        "type: reference\n---\n\nSee the `checkout-latency` board in Grafana.\n",
+    ),
+    "notes_unindexed.md": (
+        1,
+        "---\nname: Loose note\ndescription: Nobody linked this one\ntype: project\n---\n\n"
+        "A note without an index line.\n\n**Why:** testing.\n\n**How to apply:** never.\n",
+    ),
+    "team/project_deploy.md": (
+        3,
+        "---\nname: Deploy windows\ndescription: Deploys happen Tuesday and Thursday mornings\n"
+        "type: project\n---\n\nDeploy windows are 09:00-11:00 UTC.\n\n**Why:** on-call cover.\n\n"
+        "**How to apply:** schedule releases inside a window.\n",
+    ),
+    "logs/2026/03/2026-03-02.md": (4, "- Looked into the flaky checkout test.\n"),
+}
+
+INDEX = (
+    "- [User role](user_role.md) — staff engineer, payments\n"
+    "- [Integration tests hit a real database](feedback_testing.md) — no DB mocks\n"
+    "- [Release freeze](project_freeze.md) — mobile release freeze\n"
+    "- [Grafana boards](reference_dashboards.md) — latency boards\n"
+    "- [Old runbook](runbook_old.md) — this file was deleted\n"
+)
+TEAM_INDEX = "- [Deploy windows](project_deploy.md) — Tuesday and Thursday mornings\n"
+
+
+@dataclass(frozen=True)
+class MemoryProject:
+    """A project with memories where Claude Code keeps them."""
+
+    root: Path
+    config_home: Path
+    memory_dir: Path
+    now: float
+
+    def engine(self) -> Engine:
+        """A fresh engine with the store's clock fixed to `now`."""
+        engine = Engine.open(self.root, config_home=str(self.config_home))
+        engine.memories.now_ms = self.now * 1000
+        return engine
+
+
+def build_project(base: Path, *, index: str = INDEX, now: float | None = None) -> MemoryProject:
+    """Write the fixture project under `base` with ages relative to `now`."""
+    now = now if now is not None else time.time()
+    root = base / "checkout-service"
+    (root / ".git").mkdir(parents=True)
+    config_home = base / "claude"
+    engine = Engine.open(root, config_home=str(config_home))
+    memory_dir = Path(engine.locations.memory_dir)
+    for rel, (age_days, text) in MEMORIES.items():
+        path = memory_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        stamp = now - age_days * DAY
+        os.utime(path, (stamp, stamp))
+    (memory_dir / "MEMORY.md").write_text(index, encoding="utf-8")
+    (memory_dir / "team" / "MEMORY.md").write_text(TEAM_INDEX, encoding="utf-8")
+    return MemoryProject(root, config_home, memory_dir, now)
+
+
+def long_index(lines: int = 230) -> str:
+    """An index past the 200-line cut: the fixture's lines, then filler entries."""
+    filler = "".join(
+        f"- [Note {n}](user_role.md) — filler entry number {n} to push the index past the cut\n"
+        for n in range(1, lines - 4)
+    )
+    return INDEX + filler
+
+
+@pytest.fixture
+def memory_project(tmp_path: Path) -> MemoryProject:
+    """The fixture project with a short index (one dangling link, one orphan)."""
+    return build_project(tmp_path)
+
+
+@pytest.fixture
+def app_factory():
+    """Build the app as the CLI does, with test settings and a fixed clock."""
+
+    def build(project: MemoryProject, **settings: object) -> WorkbenchApp:
+        engine = project.engine()
+        return make_app(engine, TEST_SETTINGS.replace(**settings), now=project.now)
+
+    return build
+
+
+# Workers that wait on the user (a modal) or run for the app's lifetime (the file watcher).
+OPEN_ENDED_GROUPS = ("ask", "watch")
+
+
+async def settle(app: WorkbenchApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    """Let disk workers finish and the screen catch up (never waits on open-ended workers)."""
+    for _ in range(200):
+        await pilot.pause()
+        busy = [w for w in app.workers if not w.is_finished and w.group not in OPEN_ENDED_GROUPS]
+        if not busy:
+            break
+        await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=5)
+    await pilot.pause()
+
+
+async def _finished(worker) -> None:  # type: ignore[no-untyped-def]
+    with contextlib.suppress(WorkerCancelled, WorkerFailed):
+        await worker.wait()

@@ -1,0 +1,236 @@
+"""Every user-facing action, declared once: binding, palette entry and help line come from here.
+
+An `ActionSpec` names the action method, its default keys, the binding id users rebind in the
+`[keymap]` table of config.toml, the footer label, and the "Category: Action" palette title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.binding import Binding
+
+Scope = Literal["app", "main", "editor"]
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One action with its three faces."""
+
+    id: str
+    """Binding id (kebab case); the key of the `[keymap]` table."""
+    keys: str
+    """Default keys, comma-separated."""
+    action: str
+    """Textual action string, e.g. `new_memory` or `show_pane('index')`."""
+    label: str
+    """Short footer label."""
+    title: str
+    """Command palette title, "Category: Action"."""
+    help: str
+    """One sentence for the palette and the help screen."""
+    scope: Scope = "main"
+    """Where the binding lives: the App (global), the main screen (pane verbs) or the editor."""
+    show: bool = False
+    """Shown in the footer (keep it to about six)."""
+
+    def binding(self) -> Binding:
+        """The Textual binding for this action."""
+        return Binding(
+            self.keys, self.action, self.label, show=self.show, id=self.id, tooltip=self.help
+        )
+
+
+PANES: tuple[tuple[str, str, str], ...] = (
+    ("memory", "Memory", "Memory viewer"),
+    ("index", "MEMORY.md", "MEMORY.md load report"),
+    ("session", "Session", "Session memory"),
+    ("gauge", "Gauge", "Token gauge"),
+    ("compaction", "Compact", "Compaction preview"),
+    ("recall", "Recall", "Recall simulator"),
+    ("team", "Team", "Team sync"),
+    ("review", "Review", "Review queue"),
+)
+"""Pane id, tab title and full title, in tab order."""
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec(
+        "show-help",
+        "f1",
+        "show_help",
+        "Help",
+        "App: Help and key bindings",
+        "List every key binding and what it does",
+        scope="app",
+        show=True,
+    ),
+    ActionSpec(
+        "quit-app", "ctrl+q", "quit", "Quit", "App: Quit", "Leave the workbench", scope="app"
+    ),
+    *(
+        ActionSpec(
+            f"show-{pane}",
+            f"alt+{number}",
+            f"show_pane('{pane}')",
+            tab,
+            f"Pane: Show {title}",
+            f"Show the {title} pane",
+            scope="app",
+        )
+        for number, (pane, tab, title) in enumerate(PANES, start=1)
+    ),
+    ActionSpec(
+        "new-memory",
+        "n",
+        "new_memory",
+        "New",
+        "Memory: New memory",
+        "Write a new memory file and its index line",
+        show=True,
+    ),
+    ActionSpec(
+        "edit-memory",
+        "e",
+        "edit_memory",
+        "Edit",
+        "Memory: Edit memory",
+        "Edit the selected memory's frontmatter and body",
+        show=True,
+    ),
+    ActionSpec(
+        "rename-memory",
+        "r",
+        "rename_memory",
+        "Rename",
+        "Memory: Rename memory",
+        "Rename the selected memory file and re-point index links",
+    ),
+    ActionSpec(
+        "delete-memory",
+        "d,delete",
+        "delete_memory",
+        "Delete",
+        "Memory: Delete memory",
+        "Delete the selected memory and its index lines",
+        show=True,
+    ),
+    ActionSpec(
+        "undo-change",
+        "u,ctrl+z",
+        "undo_change",
+        "Undo",
+        "Memory: Undo last change",
+        "Restore what the workbench's last change replaced",
+        show=True,
+    ),
+    ActionSpec(
+        "filter-memories",
+        "slash",
+        "filter_memories",
+        "Filter",
+        "Memory: Filter tree",
+        "Type to filter memories by name, path, description or type",
+        show=True,
+    ),
+    ActionSpec(
+        "toggle-source",
+        "v",
+        "toggle_source",
+        "Source",
+        "Memory: Toggle source view",
+        "Switch the viewer between rendered markdown and the raw file",
+    ),
+    ActionSpec(
+        "reload-memories",
+        "ctrl+r",
+        "reload_memories",
+        "Reload",
+        "Memory: Reload from disk",
+        "Scan the memory folder again",
+    ),
+    ActionSpec(
+        "toggle-team-index",
+        "t",
+        "toggle_team_index",
+        "Team index",
+        "Index: Toggle private / team MEMORY.md",
+        "Show the team MEMORY.md instead of the private one, or back",
+    ),
+    ActionSpec(
+        "fix-dangling",
+        "alt+d",
+        "fix_dangling",
+        "Fix dangling",
+        "Index: Remove dangling lines",
+        "Delete index lines that link to missing files",
+    ),
+    ActionSpec(
+        "fix-orphans",
+        "alt+o",
+        "fix_orphans",
+        "Index orphans",
+        "Index: Add orphan files",
+        "Add an index line for every memory no line links to",
+    ),
+    ActionSpec(
+        "fix-long-lines",
+        "alt+l",
+        "fix_long_lines",
+        "Shorten lines",
+        "Index: Shorten long lines",
+        "Trim index lines over the ~200-character guideline",
+    ),
+    ActionSpec(
+        "save-memory",
+        "ctrl+s",
+        "save",
+        "Save",
+        "Editor: Save",
+        "Save the memory (refused if the file changed on disk meanwhile)",
+        scope="editor",
+        show=True,
+    ),
+    ActionSpec(
+        "toggle-raw",
+        "ctrl+t",
+        "toggle_raw",
+        "Raw text",
+        "Editor: Toggle raw text",
+        "Edit the whole file as text instead of the form",
+        scope="editor",
+        show=True,
+    ),
+    ActionSpec(
+        "cancel-edit",
+        "escape",
+        "cancel",
+        "Cancel",
+        "Editor: Cancel",
+        "Leave the editor (asks first when there are unsaved changes)",
+        scope="editor",
+        show=True,
+    ),
+)
+
+
+def specs(scope: Scope) -> tuple[ActionSpec, ...]:
+    """The actions that live at one scope."""
+    return tuple(spec for spec in ACTIONS if spec.scope == scope)
+
+
+def bindings(scope: Scope) -> list[Binding]:
+    """Textual bindings for one scope."""
+    return [spec.binding() for spec in specs(scope)]
+
+
+def effective_keys(spec: ActionSpec, keymap: Mapping[str, str]) -> str:
+    """The keys that trigger `spec` once the user's keymap is applied."""
+    return keymap.get(spec.id, spec.keys)
+
+
+def unknown_keymap_ids(keymap: Iterable[str]) -> list[str]:
+    """Keymap entries that name no binding (most likely typos)."""
+    known = {spec.id for spec in ACTIONS}
+    return sorted(set(keymap) - known)

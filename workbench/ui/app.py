@@ -1,0 +1,191 @@
+"""The Textual app: global bindings, themes, keymap and the palette. Screens live elsewhere."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import events, work
+from textual.app import App, SystemCommand
+from textual.binding import BindingType
+from textual.screen import Screen
+
+from workbench.config import DEFAULT_THEME, Settings
+from workbench.ui.actions import ACTIONS, bindings, unknown_keymap_ids
+from workbench.ui.commands import MemoryProvider
+from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults, load_themes
+
+if TYPE_CHECKING:
+    from workbench.engine import Engine
+
+APP_TCSS = Path(__file__).with_name("app.tcss")
+
+
+def theme_folders(settings: Settings) -> list[Path]:
+    """Where YAML themes are loaded from, lowest precedence first."""
+    from workbench.paths import bundled_dir, user_themes_dir
+
+    folders = [bundled_dir("themes")]
+    if settings.user_themes:
+        folders.append(user_themes_dir())
+    if settings.themes_dir:
+        folders.append(Path(settings.themes_dir).expanduser())
+    return folders
+
+
+class WorkbenchApp(App[None]):
+    """Memory Workbench: see, edit and trust Claude Code's memory."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Memory Workbench"
+    BINDINGS: ClassVar[list[BindingType]] = bindings("app")
+    COMMANDS = App.COMMANDS | {MemoryProvider}
+
+    def __init__(
+        self,
+        engine: Engine,
+        settings: Settings,
+        *,
+        now: float | None = None,
+        theme_dirs: Sequence[Path] | None = None,
+        demo_name: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.engine = engine
+        self.settings = settings
+        self.demo_name = demo_name
+        self._fixed_now_ms = None if now is None else now * 1000
+        self.animation_level = settings.animation
+        self.theme_problems: list[str] = []
+        """Theme files that failed to load, and a missing configured theme."""
+        self._register_themes(theme_folders(settings) if theme_dirs is None else theme_dirs)
+
+    def now_ms(self) -> float:
+        """The clock ages are measured against (fixed in tests so snapshots do not drift)."""
+        return self._fixed_now_ms if self._fixed_now_ms is not None else time.time() * 1000
+
+    # --- themes ------------------------------------------------------------------------
+
+    def _register_themes(self, folders: Iterable[Path]) -> None:
+        for theme in BUILTIN_THEMES.values():
+            self.register_theme(theme)
+        result = load_themes(folders)
+        for theme in result.loaded.values():
+            self.register_theme(theme)
+        self.theme_problems = [f"{path.name}: {error}" for path, error in result.failed]
+        wanted = self.settings.theme
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            self.theme_problems.append(f"no theme named {wanted!r}; using {DEFAULT_THEME}")
+            self.theme = DEFAULT_THEME
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return app_variable_defaults(self.current_theme)
+
+    def _remember_theme(self, theme: str) -> None:
+        self._save_setting("theme", theme)
+
+    @work(thread=True, exclusive=True, group="config", exit_on_error=False)
+    def _save_setting(self, key: str, value: object) -> None:
+        from workbench.config import remember
+
+        remember({key: value})
+
+    # --- start-up ----------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[None]:
+        from workbench.ui.screens.main import MainScreen
+
+        return MainScreen()
+
+    def on_mount(self) -> None:
+        keymap = dict(self.settings.keymap)
+        if keymap:
+            self.set_keymap(keymap)
+            unknown = unknown_keymap_ids(keymap)
+            if unknown:
+                self.notify(
+                    f"Unknown binding id(s) in [keymap]: {', '.join(unknown)}. "
+                    "The help screen (F1) lists the ids.",
+                    title="Keymap",
+                    severity="warning",
+                )
+        if self.theme_problems:
+            self.notify(
+                "\n".join(self.theme_problems),
+                title="Some themes could not be loaded",
+                severity="error",
+                timeout=10,
+            )
+        self.watch(self, "theme", self._remember_theme, init=False)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # The blink switch covers every input, including the command palette's.
+        if not self.settings.cursor_blink and hasattr(event.widget, "cursor_blink"):
+            event.widget.cursor_blink = False  # type: ignore[attr-defined]
+
+    # --- actions and the palette -------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        from workbench.ui.screens.main import MainScreen
+
+        for spec in ACTIONS:
+            if spec.scope == "app":
+                yield SystemCommand(spec.title, spec.help, partial(self.run_action, spec.action))
+            elif spec.scope == "main" and isinstance(screen, MainScreen):
+                name = spec.action.split("(", 1)[0]
+                if screen.check_action(name, ()):
+                    yield SystemCommand(
+                        spec.title, spec.help, partial(screen.run_action, spec.action)
+                    )
+            elif spec.scope == "editor" and screen.__class__.__name__ == "MemoryEditorScreen":
+                yield SystemCommand(spec.title, spec.help, partial(screen.run_action, spec.action))
+
+    def action_show_help(self) -> None:
+        """Open the help screen."""
+        from workbench.ui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.settings.keymap, self.locations_for_help()))
+
+    def action_show_pane(self, pane_id: str) -> None:
+        """Bring a pane to the front of the main screen."""
+        from workbench.ui.screens.main import MainScreen
+
+        if isinstance(self.screen, MainScreen):
+            self.screen.show_pane(pane_id)
+
+    def locations_for_help(self) -> dict[str, str]:
+        """Where things are, for the help screen."""
+        from workbench.config import default_config_path
+        from workbench.ui.formatting import display_memory_dir
+
+        locations = self.engine.locations
+        if not self.settings.show_full_paths:
+            return {"memory folder": display_memory_dir(locations)}
+        return {
+            "project": locations.project_root,
+            "memory folder": locations.memory_dir,
+            "  resolved from": locations.memory_dir_source,
+            "transcripts": locations.transcripts_dir,
+            "config file": str(default_config_path()),
+        }
+
+
+def make_app(
+    engine: Engine,
+    settings: Settings | None = None,
+    *,
+    now: float | None = None,
+    theme_dirs: Sequence[Path] | None = None,
+    demo_name: str | None = None,
+) -> WorkbenchApp:
+    """Build the app the way the CLI does; tests use this too."""
+    return WorkbenchApp(
+        engine, settings or Settings(), now=now, theme_dirs=theme_dirs, demo_name=demo_name
+    )

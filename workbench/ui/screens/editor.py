@@ -1,0 +1,446 @@
+"""The memory editor: a frontmatter form and a body editor, linted as you type.
+
+Saving runs in a thread worker. An edit passes the fingerprint of the text it started from, so
+a file that changed on disk meanwhile is refused by the store (ConflictError) and the user
+chooses: reload, overwrite, or keep editing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Checkbox, Footer, Input, Label, Select, Static, TextArea
+from textual.worker import get_current_worker
+
+from workbench.engine.errors import ConflictError, WorkbenchError
+from workbench.engine.frontmatter import MEMORY_TYPES
+from workbench.engine.lint import FileFacts, lint_file
+from workbench.engine.memory_models import LintFinding, MemoryDocument
+from workbench.ui.actions import bindings
+from workbench.ui.editing import compose_edit, editable_from
+from workbench.ui.messages import ChangeOutcome
+from workbench.ui.panes.memory import finding_line
+from workbench.ui.screens.confirm import ConfirmModal, ConflictChoice, ConflictModal
+
+if TYPE_CHECKING:
+    from workbench.engine import Engine
+
+LINT_DELAY_S = 0.15
+FIELD_RULES = {
+    "description-missing": "description",
+    "type-missing": "type",
+    "type-invalid": "type",
+    "name-missing": "name",
+}
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The editor's fields at one moment."""
+
+    memory_type: str | None
+    name: str
+    description: str
+    body: str
+    file: str
+    team: bool
+    raw: bool
+
+
+class MemoryEditorScreen(Screen[ChangeOutcome | None]):
+    """Write a new memory or edit one; dismisses with what changed, or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("editor")
+
+    class Validated(Message):
+        """Live lint results for the current draft."""
+
+        def __init__(self, findings: tuple[LintFinding, ...], projection: str | None) -> None:
+            super().__init__()
+            self.findings = findings
+            self.projection = projection
+
+    class Saved(Message):
+        """The save went through."""
+
+        def __init__(self, outcome: ChangeOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    class SaveRefused(Message):
+        """The save failed; `conflict` when the file changed on disk."""
+
+        def __init__(self, error: str, *, conflict: bool = False) -> None:
+            super().__init__()
+            self.error = error
+            self.conflict = conflict
+
+    class Reloaded(Message):
+        """The file was read again after a conflict."""
+
+        def __init__(self, document: MemoryDocument) -> None:
+            super().__init__()
+            self.document = document
+
+    def __init__(
+        self,
+        engine: Engine,
+        document: MemoryDocument | None = None,
+        *,
+        team: bool = False,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__(classes="editor-screen")
+        self.engine = engine
+        self.document = document
+        self.start_team = team
+        self.cursor_blink = cursor_blink
+        self.editable = editable_from(document) if document else None
+        self.raw = bool(self.editable and self.editable.raw)
+        self._initial: Draft | None = None
+        self.findings: tuple[LintFinding, ...] = ()
+        self.projection: str | None = None
+
+    @property
+    def is_new(self) -> bool:
+        """Whether this editor writes a new memory."""
+        return self.document is None
+
+    # --- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        editable = self.editable
+        title = "New memory" if self.is_new else f"Edit {self.document.entry.path}"  # type: ignore[union-attr]
+        with Vertical(classes="editor"):
+            yield Static(Content(title), classes="editor-title")
+            with Vertical(classes="editor-form"):
+                with Horizontal(classes="form-row"):
+                    yield Label("Type", classes="form-label")
+                    yield Select(
+                        [(t, t) for t in MEMORY_TYPES],
+                        value=editable.type
+                        if editable and editable.type in MEMORY_TYPES
+                        else Select.NULL,
+                        prompt="choose a type",
+                        id="field-type",
+                    )
+                    if self.is_new:
+                        yield Checkbox("Team memory", self.start_team, id="field-team")
+                with Horizontal(classes="form-row"):
+                    yield Label("Name", classes="form-label")
+                    yield Input(
+                        editable.name if editable else "",
+                        placeholder="a short title",
+                        id="field-name",
+                    )
+                with Horizontal(classes="form-row"):
+                    yield Label("Description", classes="form-label")
+                    yield Input(
+                        editable.description if editable else "",
+                        placeholder="one line: recall picks memories by this",
+                        id="field-description",
+                    )
+                if self.is_new:
+                    with Horizontal(classes="form-row"):
+                        yield Label("File", classes="form-label")
+                        yield Input(
+                            placeholder="optional, e.g. feedback_testing.md (default: type_name.md)",
+                            id="field-file",
+                        )
+            yield TextArea(
+                (editable.body if editable else "") if not self.raw else self.document.text,  # type: ignore[union-attr]
+                soft_wrap=True,
+                tab_behavior="indent",
+                id="field-body",
+            )
+            yield Static(classes="editor-findings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for widget in self.query("Input, TextArea"):
+            widget.cursor_blink = self.cursor_blink  # type: ignore[attr-defined]
+        self._apply_raw()
+        self._initial = self.draft()
+        first = self.query_one("#field-body" if self.raw else "#field-name")
+        first.focus()
+        self._run_validation(self.draft())
+
+    def _apply_raw(self) -> None:
+        self.set_class(self.raw, "-raw")
+        self.query_one(".editor-form").display = not self.raw
+
+    # --- the draft ---------------------------------------------------------------------
+
+    def draft(self) -> Draft:
+        """The fields as they are now."""
+        selected = self.query_one("#field-type", Select).value
+        team_box = self.query("#field-team")
+        file_box = self.query("#field-file")
+        return Draft(
+            memory_type=selected if isinstance(selected, str) else None,
+            name=self.query_one("#field-name", Input).value.strip(),
+            description=self.query_one("#field-description", Input).value.strip(),
+            body=self.query_one("#field-body", TextArea).text,
+            file=file_box.first(Input).value.strip() if file_box else "",
+            team=bool(team_box.first(Checkbox).value) if team_box else False,
+            raw=self.raw,
+        )
+
+    def draft_text(self, draft: Draft) -> str:
+        """The file text the draft would save."""
+        if draft.raw:
+            return draft.body
+        if self.document is not None:
+            return compose_edit(
+                self.document,
+                name=draft.name,
+                description=draft.description,
+                memory_type=draft.memory_type,
+                body=draft.body,
+            )
+        return self.engine.memories.compose(
+            draft.memory_type or "", draft.name, draft.description, draft.body
+        )
+
+    @property
+    def is_dirty(self) -> bool:
+        """Whether anything changed since the editor opened."""
+        return self._initial is not None and self.draft() != self._initial
+
+    # --- live validation ---------------------------------------------------------------
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _field_changed(self) -> None:
+        if self._initial is not None:
+            self._run_validation(self.draft())
+
+    @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
+    def _run_validation(self, draft: Draft) -> None:
+        time.sleep(LINT_DELAY_S)  # debounce: a newer keystroke cancels this worker
+        worker = get_current_worker()
+        if worker.is_cancelled:
+            return
+        text = self.draft_text(draft)
+        entry = self.document.entry if self.document else None
+        facts = FileFacts(
+            path=entry.path if entry else (draft.file or "new memory"),
+            text=text,
+            size_bytes=len(text.encode("utf-8")),
+            age_days=0,
+            team=entry.scope == "team" if entry else draft.team,
+        )
+        findings = [f for f in lint_file(facts) if f.rule != "memory-stale"]
+        if not draft.raw:
+            if not draft.name:
+                findings.insert(
+                    0, LintFinding(facts.path, "name-missing", "error", "a memory needs a name")
+                )
+        projection = None
+        if self.is_new and draft.memory_type and draft.name:
+            try:
+                result = self.engine.memories.preview_save(
+                    draft.memory_type,
+                    draft.name,
+                    draft.description,
+                    file=draft.file or None,
+                    team=draft.team,
+                )
+                projection = result.message or (
+                    f"the index goes to {result.line_count_after}/200 lines, "
+                    f"{result.length_after:,}/25,000 characters"
+                )
+            except WorkbenchError as exc:
+                projection = str(exc)
+        if not worker.is_cancelled:
+            self.post_message(self.Validated(tuple(findings), projection))
+
+    @on(Validated)
+    def _show_findings(self, message: Validated) -> None:
+        self.findings = message.findings
+        self.projection = message.projection
+        rules = {f.rule for f in message.findings}
+        for field_name in ("name", "description", "type"):
+            invalid = any(FIELD_RULES.get(rule) == field_name for rule in rules)
+            self.query_one(f"#field-{field_name}").set_class(invalid, "-invalid")
+        lines = [finding_line(f) for f in message.findings]
+        if message.projection:
+            lines.append(Content.styled(f"Index: {message.projection}", "$text-muted"))
+        if not lines:
+            lines.append(Content.styled("✓ No problems found.", "$index-loaded"))
+        self.query_one(".editor-findings", Static).update(Content("\n").join(lines))
+
+    # --- actions -----------------------------------------------------------------------
+
+    def action_toggle_raw(self) -> None:
+        """Switch between the form and the whole file as text."""
+        draft = self.draft()
+        body = self.query_one("#field-body", TextArea)
+        if self.raw:
+            if self.document is not None and editable_from(self.document).raw:
+                self.notify(
+                    "The frontmatter cannot be read, so this file is edited as text.",
+                    severity="warning",
+                )
+                return
+            self.raw = False
+            # Text typed in raw mode is kept: the body below its frontmatter goes back to the form.
+            from workbench.engine.frontmatter import parse_frontmatter
+
+            parsed = parse_frontmatter(draft.body)
+            if parsed.present:
+                data = parsed.data
+                self.query_one("#field-name", Input).value = str(data.get("name") or "")
+                self.query_one("#field-description", Input).value = str(
+                    data.get("description") or ""
+                )
+                memory_type = data.get("type")
+                self.query_one("#field-type", Select).value = (
+                    memory_type if memory_type in MEMORY_TYPES else Select.NULL
+                )
+                body.load_text(draft.body[parsed.body_offset :].lstrip("\n"))
+        else:
+            text = self.draft_text(draft)
+            self.raw = True
+            body.load_text(text)
+        self._apply_raw()
+        self._run_validation(self.draft())
+
+    def action_save(self) -> None:
+        """Save the draft in a worker."""
+        self._run_save(self.draft(), self.document.fingerprint if self.document else None)
+
+    def action_cancel(self) -> None:
+        """Leave, asking first if there are unsaved changes."""
+        if not self.is_dirty:
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmModal(
+                "Discard your changes?", "Nothing has been saved.", confirm_label="Discard"
+            ),
+            answered,
+        )
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def _run_save(self, draft: Draft, fingerprint: str | None) -> None:
+        store = self.engine.memories
+        try:
+            if self.document is None:
+                result = store.save(
+                    type=draft.memory_type or "",
+                    name=draft.name,
+                    description=draft.description,
+                    body=draft.body,
+                    file=draft.file or None,
+                    team=draft.team,
+                )
+                notes = (
+                    (result.projection.message,)
+                    if result.projection and result.projection.message
+                    else ()
+                )
+                summary = f"saved {result.path}" + (
+                    " and its index line" if result.index_updated else ""
+                )
+            else:
+                result = store.update(self.document.entry.path, self.draft_text(draft), fingerprint)
+                notes = ()
+                summary = f"saved {result.path}"
+        except ConflictError as exc:
+            self.post_message(self.SaveRefused(str(exc), conflict=True))
+            return
+        except WorkbenchError as exc:
+            self.post_message(self.SaveRefused(str(exc)))
+            return
+        except OSError as exc:
+            self.post_message(self.SaveRefused(f"could not write: {exc.strerror or exc}"))
+            return
+        self.post_message(self.Saved(ChangeOutcome(summary, select=result.path, notes=notes)))
+
+    @on(Saved)
+    def _saved(self, message: Saved) -> None:
+        self.dismiss(message.outcome)
+
+    @on(SaveRefused)
+    def _refused(self, message: SaveRefused) -> None:
+        if not message.conflict or self.document is None:
+            self.notify(message.error, title="Not saved", severity="error")
+            return
+
+        def chosen(choice: ConflictChoice | None) -> None:
+            if choice == "reload":
+                self._run_reload()
+            elif choice == "overwrite":
+                self._run_overwrite(self.draft())
+
+        self.app.push_screen(ConflictModal(self.document.entry.path, message.error), chosen)
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def _run_overwrite(self, draft: Draft) -> None:
+        # The user saw the conflict and chose to replace the file: save over what is there now.
+        assert self.document is not None
+        try:
+            current = self.engine.memories.read(self.document.entry.path).fingerprint
+        except WorkbenchError:
+            current = None  # deleted meanwhile: writing recreates it
+        self._run_save_now(draft, current)
+
+    def _run_save_now(self, draft: Draft, fingerprint: str | None) -> None:
+        assert self.document is not None
+        try:
+            result = self.engine.memories.update(
+                self.document.entry.path, self.draft_text(draft), fingerprint
+            )
+        except WorkbenchError as exc:
+            self.post_message(self.SaveRefused(str(exc)))
+            return
+        self.post_message(
+            self.Saved(
+                ChangeOutcome(f"saved {result.path} over the version on disk", select=result.path)
+            )
+        )
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def _run_reload(self) -> None:
+        assert self.document is not None
+        try:
+            document = self.engine.memories.read(self.document.entry.path)
+        except WorkbenchError as exc:
+            self.post_message(self.SaveRefused(str(exc)))
+            return
+        self.post_message(self.Reloaded(document))
+
+    @on(Reloaded)
+    def _reloaded(self, message: Reloaded) -> None:
+        self.document = message.document
+        self.editable = editable_from(message.document)
+        self.raw = self.editable.raw
+        editable = self.editable
+        self.query_one("#field-name", Input).value = editable.name
+        self.query_one("#field-description", Input).value = editable.description
+        self.query_one("#field-type", Select).value = (
+            editable.type if editable.type in MEMORY_TYPES else Select.NULL
+        )
+        self.query_one("#field-body", TextArea).load_text(
+            message.document.text if self.raw else editable.body
+        )
+        self._apply_raw()
+        self._initial = self.draft()
+        self.notify("Reloaded the file from disk.")

@@ -1,0 +1,519 @@
+"""The main screen: the memory tree on the left, the panes on the right, status and footer.
+
+Disk work runs in thread workers that post messages back; the handlers here own the state
+(the latest `MemorySnapshot`) and hand it down to the tree and the panes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, Tree
+from textual.worker import get_current_worker
+
+from workbench.engine.errors import WorkbenchError
+from workbench.engine.memory_models import MemoryEntry
+from workbench.ui.actions import PANES, bindings
+from workbench.ui.formatting import display_memory_dir, project_name
+from workbench.ui.messages import (
+    ChangeApplied,
+    ChangeFailed,
+    ChangeOutcome,
+    DocumentFailed,
+    DocumentLoaded,
+    MemoriesFailed,
+    MemoriesLoaded,
+    MemoryFilesChanged,
+    MemorySnapshot,
+    OpenMemoryRequested,
+)
+from workbench.ui.panes.index import IndexPane
+from workbench.ui.panes.memory import MemoryPane
+from workbench.ui.panes.waiting import waiting_pane
+from workbench.ui.screens.confirm import ConfirmModal
+from workbench.ui.screens.editor import MemoryEditorScreen
+from workbench.ui.screens.prompt import TextPromptModal
+from workbench.ui.widgets.memory_tree import MemoryTree
+from workbench.ui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from workbench.engine.memory_models import MemoryDocument
+    from workbench.ui.app import WorkbenchApp
+
+ENGINE_PATH = "engine: local files"
+LEGEND = Content.assemble(
+    ("U", "bold $memory-user"),
+    " user  ",
+    ("F", "bold $memory-feedback"),
+    " feedback  ",
+    ("P", "bold $memory-project"),
+    " project  ",
+    ("R", "bold $memory-reference"),
+    " reference\n",
+    ("columns: age · tokens · ", "$text-muted"),
+    ("✖", "$lint-error"),
+    ("▲", "$lint-warning"),
+    (" lint", "$text-muted"),
+)
+
+
+class MainScreen(Screen[None]):
+    """Browse, inspect and edit the project's memory."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("main")
+
+    snapshot: reactive[MemorySnapshot | None] = reactive(None, init=False, bindings=True)
+    """The latest scan of the memory folder."""
+    show_team_index: reactive[bool] = reactive(False, init=False, bindings=True)
+    """The MEMORY.md pane shows team/MEMORY.md instead of the private index."""
+    selected: reactive[MemoryEntry | None] = reactive(None, init=False, bindings=True)
+    """The memory under the tree cursor."""
+
+    class EditorRequested(Message):
+        """A document was read and the editor should open on it."""
+
+        def __init__(self, document: MemoryDocument) -> None:
+            super().__init__()
+            self.document = document
+
+    def __init__(self) -> None:
+        super().__init__(id="main")
+        self._change_lock = threading.Lock()
+        self._watching = False
+        self._pending_select: str | None = None
+
+    @property
+    def workbench(self) -> WorkbenchApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    # --- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        app = self.workbench
+        with Horizontal(id="workspace"):
+            with Vertical(id="sidebar"):
+                yield Input(placeholder="Filter memories (/)", id="memory-filter")
+                yield MemoryTree(now_ms=app.now_ms, id="memory-tree")
+                yield Static(LEGEND, classes="tree-legend")
+            with TabbedContent(id="panes", initial="pane-memory"):
+                for pane_id, tab_title, full_title in PANES:
+                    with TabPane(tab_title, id=f"pane-{pane_id}"):
+                        if pane_id == "memory":
+                            yield MemoryPane(now_ms=app.now_ms, id="memory-pane")
+                        elif pane_id == "index":
+                            yield IndexPane(id="index-pane")
+                        else:
+                            yield waiting_pane(pane_id, full_title)
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        app = self.workbench
+        self.query_one("#sidebar").border_title = "Memories"
+        self.query_one("#memory-filter", Input).cursor_blink = app.settings.cursor_blink
+        status = self.query_one(StatusLine)
+        name = project_name(app.engine.locations)
+        status.project = f"{name} (demo: {app.demo_name})" if app.demo_name else name
+        status.memory_dir = display_memory_dir(app.engine.locations)
+        status.counts = "scanning…"
+        status.engine_path = ENGINE_PATH
+        self.query_one(MemoryTree).focus()
+        self._load_memories()
+
+    @property
+    def tree(self) -> MemoryTree:
+        """The memory tree."""
+        return self.query_one(MemoryTree)
+
+    def show_pane(self, pane_id: str) -> None:
+        """Bring one pane to the front."""
+        self.query_one("#panes", TabbedContent).active = f"pane-{pane_id}"
+
+    @property
+    def active_pane(self) -> str:
+        """The id of the pane in front."""
+        return self.query_one("#panes", TabbedContent).active.removeprefix("pane-")
+
+    # --- loading -----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def _load_memories(self) -> None:
+        store = self.workbench.engine.memories
+        worker = get_current_worker()
+        try:
+            folder_exists = os.path.isdir(store.root)
+            entries = tuple(store.list("all")) if folder_exists else ()
+            index = store.index()
+            team_index = store.index(team=True) if os.path.isdir(store.root / "team") else None
+        except (WorkbenchError, OSError) as exc:
+            self.post_message(MemoriesFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            snapshot = MemorySnapshot(entries, index, team_index, folder_exists)
+            self.post_message(MemoriesLoaded(snapshot))
+
+    @on(MemoriesLoaded)
+    def _memories_loaded(self, message: MemoriesLoaded) -> None:
+        snapshot = message.snapshot
+        self.snapshot = snapshot
+        tree = self.tree
+        keep = self._pending_select or tree.selected_path
+        self._pending_select = None
+        tree.set_entries(snapshot.entries, keep=keep)
+        self._show_index()
+        self._update_counts()
+        if not snapshot.folder_exists:
+            self.query_one(MemoryPane).set_empty(
+                "No memory folder yet",
+                "Claude Code has not saved a memory for this project. Press n to write the first one.",
+            )
+        elif not snapshot.entries:
+            self.query_one(MemoryPane).set_empty(
+                "No memories yet", "Press n to write the first one."
+            )
+        if self.workbench.settings.watch_files and not self._watching and snapshot.folder_exists:
+            self._watching = True
+            self._run_watcher()
+
+    @on(MemoriesFailed)
+    def _memories_failed(self, message: MemoriesFailed) -> None:
+        self.query_one(StatusLine).counts = "scan failed"
+        self.notify(message.error, title="Cannot read the memory folder", severity="error")
+
+    def _update_counts(self) -> None:
+        snapshot = self.snapshot
+        if snapshot is None:
+            return
+        parts = [
+            f"{snapshot.count('private')} private",
+            f"{snapshot.count('team')} team",
+            f"{snapshot.count('log')} logs",
+        ]
+        if snapshot.index is not None and snapshot.index.exists:
+            parts.append(f"index {snapshot.index.line_count}/{snapshot.index.max_lines} lines")
+        tree = self.tree
+        if tree.shown_count != len(snapshot.entries):
+            parts.append(f"{tree.shown_count} shown")
+        self.query_one(StatusLine).counts = " · ".join(parts)
+
+    def _show_index(self) -> None:
+        snapshot = self.snapshot
+        if snapshot is None:
+            return
+        pane = self.query_one(IndexPane)
+        if self.show_team_index:
+            pane.show_report(snapshot.team_index, team=True)
+        else:
+            pane.show_report(snapshot.index, team=False)
+
+    def watch_show_team_index(self) -> None:
+        self._show_index()
+
+    # --- the viewer --------------------------------------------------------------------
+
+    @on(Tree.NodeHighlighted, "#memory-tree")
+    def _highlighted(self, event: Tree.NodeHighlighted[object]) -> None:
+        data = event.node.data
+        self.selected = data if isinstance(data, MemoryEntry) else None
+        if isinstance(data, MemoryEntry):
+            self._load_document(data.path)
+
+    @on(Tree.NodeSelected, "#memory-tree")
+    def _selected(self, event: Tree.NodeSelected[object]) -> None:
+        if isinstance(event.node.data, MemoryEntry):
+            self.show_pane("memory")
+
+    @work(thread=True, exclusive=True, group="document", exit_on_error=False)
+    def _load_document(self, path: str) -> None:
+        try:
+            document = self.workbench.engine.memories.read(path)
+        except (WorkbenchError, OSError) as exc:
+            self.post_message(DocumentFailed(path, str(exc)))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(DocumentLoaded(document))
+
+    @on(DocumentLoaded)
+    def _document_loaded(self, message: DocumentLoaded) -> None:
+        # A slow read must not replace what the cursor has moved on to.
+        if self.tree.selected_path in (None, message.document.entry.path):
+            self.query_one(MemoryPane).document = message.document
+
+    @on(DocumentFailed)
+    def _document_failed(self, message: DocumentFailed) -> None:
+        self.query_one(MemoryPane).show_error(message.path, message.error)
+
+    @on(OpenMemoryRequested)
+    def _open_requested(self, message: OpenMemoryRequested) -> None:
+        tree = self.tree
+        if not tree.select_path(message.path):
+            tree.set_filter("")
+            self.query_one("#memory-filter", Input).value = ""
+            tree.select_path(message.path)
+        self._load_document(message.path)
+        self.show_pane("memory")
+
+    # --- filtering ---------------------------------------------------------------------
+
+    @on(Input.Changed, "#memory-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.tree.set_filter(event.value)
+        self._update_counts()
+
+    @on(Input.Submitted, "#memory-filter")
+    def _filter_submitted(self) -> None:
+        self.tree.focus()
+
+    def action_filter_memories(self) -> None:
+        """Focus the filter box."""
+        self.query_one("#memory-filter", Input).focus()
+
+    def key_escape(self) -> None:
+        box = self.query_one("#memory-filter", Input)
+        if box.has_focus:
+            box.value = ""
+            self.tree.focus()
+
+    # --- actions -----------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        needs_selection = ("edit_memory", "rename_memory", "delete_memory")
+        if action in needs_selection:
+            return True if self.selected is not None else None
+        report = self._current_report()
+        if action == "fix_dangling":
+            return bool(report and report.dangling)
+        if action == "fix_orphans":
+            return bool(report and report.orphans)
+        if action == "fix_long_lines":
+            return bool(report and report.long_lines)
+        if action == "toggle_team_index":
+            return bool(self.snapshot and self.snapshot.team_index is not None)
+        return True
+
+    def _current_report(self):  # type: ignore[no-untyped-def]
+        if self.snapshot is None:
+            return None
+        return self.snapshot.team_index if self.show_team_index else self.snapshot.index
+
+    def action_reload_memories(self) -> None:
+        """Scan the memory folder again."""
+        self._load_memories()
+        if self.tree.selected_path:
+            self._load_document(self.tree.selected_path)
+
+    def action_toggle_source(self) -> None:
+        """Rendered markdown or raw source in the viewer."""
+        pane = self.query_one(MemoryPane)
+        pane.show_source = not pane.show_source
+        self.show_pane("memory")
+
+    def action_toggle_team_index(self) -> None:
+        """Switch the MEMORY.md pane between the private and the team index."""
+        self.show_team_index = not self.show_team_index
+        self.show_pane("index")
+
+    def action_new_memory(self) -> None:
+        """Open the editor on a new memory."""
+        team = bool(self.selected and self.selected.scope == "team")
+        self.app.push_screen(
+            MemoryEditorScreen(
+                self.workbench.engine,
+                None,
+                team=team,
+                cursor_blink=self.workbench.settings.cursor_blink,
+            ),
+            self._editor_closed,
+        )
+
+    def action_edit_memory(self) -> None:
+        """Open the editor on the selected memory (read fresh from disk)."""
+        if self.selected is not None:
+            self._open_editor(self.selected.path)
+
+    @work(thread=True, exclusive=True, group="document", exit_on_error=False)
+    def _open_editor(self, path: str) -> None:
+        try:
+            document = self.workbench.engine.memories.read(path)
+        except (WorkbenchError, OSError) as exc:
+            self.post_message(ChangeFailed("edit", str(exc)))
+            return
+        self.post_message(self.EditorRequested(document))
+
+    @on(EditorRequested)
+    def _editor_requested(self, message: EditorRequested) -> None:
+        self.app.push_screen(
+            MemoryEditorScreen(
+                self.workbench.engine,
+                message.document,
+                cursor_blink=self.workbench.settings.cursor_blink,
+            ),
+            self._editor_closed,
+        )
+
+    def _editor_closed(self, outcome: ChangeOutcome | None) -> None:
+        if outcome is not None:
+            self.post_message(ChangeApplied(outcome))
+
+    @work(exclusive=True, group="ask")
+    async def action_delete_memory(self) -> None:
+        """Delete the selected memory and its index lines, after asking."""
+        entry = self.selected
+        if entry is None:
+            return
+        links = "its index line" if entry.indexed else "no index line links to it"
+        confirmed = await self.app.push_screen_wait(
+            ConfirmModal(
+                f"Delete {entry.path}?",
+                f"The file goes, and {links}. Undo (u) brings both back.",
+                confirm_label="Delete",
+            )
+        )
+        if not confirmed:
+            return
+        store = self.workbench.engine.memories
+
+        def delete() -> ChangeOutcome:
+            result = store.remove(entry.path)
+            lines = result.index_lines_removed
+            suffix = f" and {lines} index line{'s' if lines != 1 else ''}" if lines else ""
+            return ChangeOutcome(f"deleted {result.removed}{suffix}")
+
+        self._run_change("delete", delete)
+
+    @work(exclusive=True, group="ask")
+    async def action_rename_memory(self) -> None:
+        """Rename the selected memory; index links follow."""
+        entry = self.selected
+        if entry is None:
+            return
+        current = os.path.basename(entry.path)
+
+        def check(value: str) -> str | None:
+            if not value.endswith(".md"):
+                return "The name must end in .md"
+            if value == "MEMORY.md":
+                return "MEMORY.md is the index; pick another name"
+            return None
+
+        new_name = await self.app.push_screen_wait(
+            TextPromptModal(
+                f"Rename {entry.path}",
+                current,
+                hint="A new file name in the same folder; index lines that link to it follow.",
+                check=check,
+            )
+        )
+        if not new_name or new_name == current:
+            return
+        store = self.workbench.engine.memories
+
+        def rename() -> ChangeOutcome:
+            result = store.rename(entry.path, new_name)
+            links = result.links_updated
+            suffix = f" ({links} index link{'s' if links != 1 else ''} updated)" if links else ""
+            return ChangeOutcome(
+                f"renamed {result.old_path} to {result.new_path}{suffix}", select=result.new_path
+            )
+
+        self._run_change("rename", rename)
+
+    def action_undo_change(self) -> None:
+        """Undo the workbench's most recent change."""
+        history = self.workbench.engine.history
+        memory_dir = self.workbench.engine.locations.memory_dir
+
+        def undo() -> ChangeOutcome:
+            undone = history.undo()
+            names = sorted({os.path.relpath(e.path, memory_dir) for e in undone})
+            what = ", ".join(names) if names else "nothing"
+            return ChangeOutcome(f"undid the last change ({what})", undo_hint=False)
+
+        self._run_change("undo", undo)
+
+    def _fix(self, verb: str, run: Callable[[bool], int], noun: str) -> None:
+        team = self.show_team_index
+        label = "team/MEMORY.md" if team else "MEMORY.md"
+
+        def fix() -> ChangeOutcome:
+            count = run(team)
+            return ChangeOutcome(f"{verb} {count} {noun}{'s' if count != 1 else ''} in {label}")
+
+        self._run_change(verb, fix)
+        self.show_pane("index")
+
+    def action_fix_dangling(self) -> None:
+        """Remove index lines that link to missing files."""
+        self._fix("removed", self.workbench.engine.memories.fix_remove_dangling, "dangling line")
+
+    def action_fix_orphans(self) -> None:
+        """Add index lines for memories nothing links to."""
+        self._fix("indexed", self.workbench.engine.memories.fix_index_orphans, "orphan")
+
+    def action_fix_long_lines(self) -> None:
+        """Shorten index lines over the guideline."""
+        self._fix("shortened", self.workbench.engine.memories.fix_shorten_long_lines, "long line")
+
+    # --- changes -----------------------------------------------------------------------
+
+    @work(thread=True, group="change", exit_on_error=False)
+    def _run_change(self, verb: str, change: Callable[[], ChangeOutcome]) -> None:
+        # One change at a time: index edits are read-modify-write.
+        with self._change_lock:
+            try:
+                outcome = change()
+            except (WorkbenchError, OSError) as exc:
+                self.post_message(ChangeFailed(verb, str(exc)))
+                return
+        self.post_message(ChangeApplied(outcome))
+
+    @on(ChangeApplied)
+    def _change_applied(self, message: ChangeApplied) -> None:
+        outcome = message.outcome
+        self.query_one(StatusLine).last_action = outcome.summary
+        hint = " (u undoes it)" if outcome.undo_hint else ""
+        self.notify(outcome.summary[:1].upper() + outcome.summary[1:] + hint)
+        for note in outcome.notes:
+            self.notify(note, title="Index", severity="warning")
+        self._pending_select = outcome.select
+        self._load_memories()
+        path = outcome.select or self.tree.selected_path
+        if path:
+            self._load_document(path)
+
+    @on(ChangeFailed)
+    def _change_failed(self, message: ChangeFailed) -> None:
+        self.query_one(StatusLine).last_action = f"{message.verb} failed"
+        self.notify(message.error, title=f"Could not {message.verb}", severity="error")
+
+    # --- live refresh ------------------------------------------------------------------
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def _run_watcher(self) -> None:
+        from watchfiles import awatch
+
+        root = self.workbench.engine.locations.memory_dir
+        async for changes in awatch(root, debounce=300, step=100, recursive=True):
+            paths = tuple(sorted({path for _change, path in changes if path.endswith(".md")}))
+            if paths:
+                self.post_message(MemoryFilesChanged(paths))
+
+    @on(MemoryFilesChanged)
+    def _files_changed(self, message: MemoryFilesChanged) -> None:
+        self._load_memories()
+        # Bursts are coalesced, so the paths may be partial: re-read the open file regardless.
+        pane = self.query_one(MemoryPane)
+        if pane.document is not None:
+            self._load_document(pane.document.entry.path)

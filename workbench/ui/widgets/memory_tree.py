@@ -1,0 +1,190 @@
+"""The memory tree: private, team and log groups with type badge, age, tokens and lint mark."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from workbench.engine.memory_models import MemoryEntry
+from workbench.ui.formatting import (
+    SEVERITY_MARKS,
+    TYPE_BADGES,
+    age_days,
+    age_short,
+    entry_matches,
+    filter_terms,
+    tokens_short,
+    worst_severity,
+)
+
+GROUPS: tuple[tuple[str, str, str], ...] = (
+    ("private", "Private", ""),
+    ("team", "Team", "team/"),
+    ("log", "Daily logs", "logs/"),
+)
+NodeData = MemoryEntry | str
+# Columns after the name: " 12d" (5) + " 1.2k" (6) + " ▲" (2).
+_TAIL_WIDTH = 13
+
+
+class MemoryTree(Tree[NodeData]):
+    """A tree of memory files; leaves carry their `MemoryEntry`."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("g", "scroll_home", "Top", show=False),
+        Binding("G", "scroll_end", "Bottom", show=False),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "memory-tree--user",
+        "memory-tree--feedback",
+        "memory-tree--project",
+        "memory-tree--reference",
+        "memory-tree--untyped",
+        "memory-tree--meta",
+        "memory-tree--group",
+        "memory-tree--error",
+        "memory-tree--warning",
+        "memory-tree--info",
+    }
+    DEFAULT_CSS = """
+    MemoryTree {
+        & > .memory-tree--meta { color: $text-muted; }
+        & > .memory-tree--group { text-style: bold; }
+    }
+    """
+
+    def __init__(
+        self,
+        *,
+        now_ms: Callable[[], float] | None = None,
+        id: str | None = None,  # noqa: A002 - Textual's keyword
+        classes: str | None = None,
+    ) -> None:
+        super().__init__("memories", id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 3
+        self._now_ms = now_ms or (lambda: time.time() * 1000)
+        self._entries: tuple[MemoryEntry, ...] = ()
+        self._filter = ""
+        self.shown_count = 0
+        """How many memories pass the filter."""
+
+    @property
+    def entries(self) -> tuple[MemoryEntry, ...]:
+        """Every memory the tree knows, before filtering."""
+        return self._entries
+
+    def set_entries(self, entries: Iterable[MemoryEntry], *, keep: str | None = None) -> None:
+        """Replace the memories, keeping the cursor on `keep` (a path) when it is still there."""
+        self._entries = tuple(entries)
+        self._rebuild(keep)
+
+    def set_filter(self, text: str) -> None:
+        """Show only memories matching every word of `text`."""
+        if text == self._filter:
+            return
+        self._filter = text
+        self._rebuild(self.selected_path)
+
+    @property
+    def selected_path(self) -> str | None:
+        """The path of the memory under the cursor."""
+        node = self.cursor_node
+        if node is not None and isinstance(node.data, MemoryEntry):
+            return node.data.path
+        return None
+
+    def select_path(self, path: str) -> bool:
+        """Move the cursor to the memory at `path`; False when it is not shown."""
+        for group in self.root.children:
+            for node in group.children:
+                if isinstance(node.data, MemoryEntry) and node.data.path == path:
+                    group.expand()
+                    self.move_cursor(node)
+                    return True
+        return False
+
+    def _rebuild(self, keep: str | None) -> None:
+        terms = filter_terms(self._filter)
+        previously_collapsed = {group.data for group in self.root.children if not group.is_expanded}
+        self.clear()
+        shown = 0
+        target: TreeNode[NodeData] | None = None
+        for scope, title, _prefix in GROUPS:
+            members = [e for e in self._entries if e.scope == scope and entry_matches(e, terms)]
+            if not members and scope != "private":
+                continue
+            group = self.root.add(
+                f"{title} ({len(members)})", scope, expand=scope not in previously_collapsed
+            )
+            for entry in members:
+                node = group.add_leaf(entry.path, entry)
+                if entry.path == keep:
+                    target = node
+            shown += len(members)
+        self.shown_count = shown
+        if target is None:
+            target = next(
+                (group.children[0] for group in self.root.children if group.children), None
+            )
+        if target is not None:
+            # Node lines are laid out on the next refresh; the cursor can only land after that.
+            self.call_after_refresh(self.move_cursor, target)
+
+    # --- rendering ---------------------------------------------------------------------
+
+    def _style(self, component: str) -> Style:
+        # Labels are measured once before the stylesheet reaches the widget; unstyled is fine then.
+        try:
+            return self.get_component_rich_style(component, partial=True)
+        except KeyError:
+            return Style.null()
+
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        data = node.data
+        if not isinstance(data, MemoryEntry):
+            label = super().render_label(node, base_style, style)
+            label.stylize(self._style("memory-tree--group"))
+            return label
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        width = max(24, self.scrollable_content_region.width - self.guide_depth * depth)
+        badge_class = f"memory-tree--{data.type or 'untyped'}"
+        badge = TYPE_BADGES.get(data.type, TYPE_BADGES[None])
+        prefix = next((p for s, _t, p in GROUPS if s == data.scope), "")
+        name = data.path[len(prefix) :] if prefix and data.path.startswith(prefix) else data.path
+        name = name.removesuffix(".md")
+        name_width = max(4, width - 2 - _TAIL_WIDTH)
+        if len(name) > name_width:
+            name = name[: name_width - 1] + "…"
+        age = age_short(age_days(data.mtime_ms, self._now_ms()))
+        severity = worst_severity(data.lints)
+        mark = SEVERITY_MARKS[severity] if severity else " "
+        meta_style = self._style("memory-tree--meta")
+        text = Text.assemble(
+            (badge, self._style(badge_class)),
+            " ",
+            name.ljust(name_width),
+            (f"{age:>5}", meta_style),
+            (f"{tokens_short(data.tokens):>6}", meta_style),
+            " ",
+            (
+                mark,
+                self._style(f"memory-tree--{severity}") if severity else meta_style,
+            ),
+        )
+        # Beneath the parts' own colours, so the cursor's background spans the whole row.
+        text.stylize_before(style)
+        return text

@@ -1,0 +1,42 @@
+"""The one-line status bar: project, memory folder, counts, last action, engine path."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+
+class StatusLine(Widget):
+    """Shows where the workbench is looking and what it last did."""
+
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        width: 1fr;
+    }
+    """
+
+    project: reactive[str] = reactive("")
+    """The project folder's name."""
+    memory_dir: reactive[str] = reactive("")
+    """The memory folder, abbreviated."""
+    counts: reactive[str] = reactive("")
+    """Memories per scope and the index size."""
+    last_action: reactive[str] = reactive("")
+    """What the workbench last did, in a few words."""
+    engine_path: reactive[str] = reactive("")
+    """Which engine path produced what is on screen (local store, offline ranker, model…)."""
+
+    def render(self) -> Content:
+        parts: list[Content] = [Content.styled(f" {self.project} ", "bold $text-primary")]
+        for value, style in (
+            (self.memory_dir, "$text-muted"),
+            (self.counts, ""),
+            (self.last_action, "$text-accent"),
+            (self.engine_path, "$text-muted"),
+        ):
+            if value:
+                parts.append(Content.styled(" │ ", "$text-muted"))
+                parts.append(Content.styled(value, style) if style else Content(value))
+        return Content("").join(parts)
