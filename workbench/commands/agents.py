@@ -26,8 +26,14 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     # The agent commands are defined further down this module by their own owner; register
     # them when present so either half can land first.
     agent_commands = globals().get("_register_agent_commands")
-    if agent_commands is not None:
+    if agent_commands is None:
+        return
+    try:
         agent_commands(subparsers, common)
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("workbench.commands."):
+            raise
+        # The module holding the agent commands has not landed yet; recall still works.
 
 
 # --- recall and prompt ------------------------------------------------------------------
