@@ -211,7 +211,8 @@ class OfflineRanker:
     ) -> list[RankedMemory]:
         """Score the documents named by `keys` (all by default), best first.
 
-        `ages` gives each memory's age in days for the freshness factor (0 when absent).
+        Only memories that match the query at all (a positive score) are returned. `ages`
+        gives each memory's age in days for the freshness factor (0 when absent).
         """
         wanted = (
             list(self._positions) if keys is None else [k for k in keys if k in self._positions]
@@ -232,9 +233,21 @@ class OfflineRanker:
             if related:
                 related_arrays[name] = index.get_scores(list(related))
         tool_terms_by_tool = {tool: tool_terms(tool) for tool in recent_tools if tool.strip()}
+        # Sum the fields with numpy first, so the per-memory explanation work below only
+        # runs for memories that matched something.
+        total = None
+        for name, weight in FIELD_WEIGHTS.items():
+            for arrays, factor in ((field_arrays, 1.0), (related_arrays, RELATED_WEIGHT)):
+                if name in arrays:
+                    part = arrays[name] * (weight * factor)
+                    total = part if total is None else total + part
+        if total is None:
+            return []
         ranked = []
         for key in wanted:
             pos = self._positions[key]
+            if total[pos] <= 0:
+                continue
             doc = self.documents[pos]
             field_scores: dict[str, float] = {}
             matches: dict[str, tuple[str, ...]] = {}

@@ -73,6 +73,7 @@ class RecallService:
         self._documents: dict[str, tuple[float, int, RankDocument]] = {}
         self._ranker: OfflineRanker | None = None
         self._ranker_key: tuple[tuple[str, float, int], ...] | None = None
+        self._manifest_cache: tuple[tuple[tuple[str, float], ...], str] | None = None
 
     @property
     def memory_dir(self) -> str:
@@ -110,7 +111,16 @@ class RecallService:
 
     def manifest(self, surfaced: Iterable[str] = ()) -> str:
         """The manifest the selector would be sent."""
-        return format_manifest(self.candidates(surfaced))
+        return self._manifest_for(self.candidates(surfaced))
+
+    def _manifest_for(self, candidates: list[MemoryHeader]) -> str:
+        """`format_manifest`, remembered for the last candidate list (it is asked often)."""
+        key = tuple((h.file_path, h.mtime_ms) for h in candidates)
+        if self._manifest_cache is not None and self._manifest_cache[0] == key:
+            return self._manifest_cache[1]
+        text = format_manifest(candidates)
+        self._manifest_cache = (key, text)
+        return text
 
     def build_request(
         self, query: str, *, recent_tools: Sequence[str] = (), surfaced: Iterable[str] = ()
@@ -225,7 +235,7 @@ class RecallService:
             engine="offline",
             requested_engine=requested_engine,
             candidates=tuple(h.filename for h in candidates),
-            manifest=format_manifest(candidates),
+            manifest=self._manifest_for(candidates),
             selected=selected,
             near_misses=tuple(misses),
             request=None,
@@ -257,7 +267,7 @@ class RecallService:
         scanned = self.scan()
         surfaced_abs = self.resolve_paths(surfaced)
         candidates = self.candidates(surfaced_abs, scanned)
-        manifest = format_manifest(candidates)
+        manifest = self._manifest_for(candidates)
         by_key = {h.filename: h for h in scanned}
         notes: list[str] = []
         request = None
