@@ -141,20 +141,35 @@ class ForkRun:
     changes: tuple[FileChange, ...] = field(default_factory=tuple)
 
     def to_json(self) -> dict[str, Any]:
+        # Tool inputs and results are the model's words: a credential it tried to write
+        # into team memory must not be echoed back, so every string passes the redactor.
         return {
             "turns": self.loop.turns,
             "stopped": self.loop.stopped,
-            "final_text": self.loop.final_text,
+            "final_text": redact_tree(self.loop.final_text),
             "written_paths": list(self.written_paths),
             "memory_paths": list(self.memory_paths),
             "saved_paths": list(self.saved_paths),
             "team_count": self.team_count,
             "summary": self.summary,
             "changes": [c.to_json() for c in self.changes],
-            "tool_calls": [e.to_json() for e in self.loop.exchanges],
-            "denied_calls": [e.to_json() for e in self.loop.exchanges if e.denied],
+            "tool_calls": [redact_tree(e.to_json()) for e in self.loop.exchanges],
+            "denied_calls": [redact_tree(e.to_json()) for e in self.loop.exchanges if e.denied],
             "usage": self.loop.usage.to_json(),
         }
+
+
+def redact_tree(value: Any) -> Any:
+    """`value` with every string passed through the secret redactor."""
+    from workbench.engine.team.secrets.redaction import redact_secrets
+
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if isinstance(value, list):
+        return [redact_tree(item) for item in value]
+    if isinstance(value, dict):
+        return {key: redact_tree(item) for key, item in value.items()}
+    return value
 
 
 def secret_check_for(engine: Engine) -> Callable[[str, str], str | None]:

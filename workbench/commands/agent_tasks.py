@@ -1,0 +1,362 @@
+"""The agent commands: `extract`, `log`, `dream`, `review` and `session-memory update`.
+
+`workbench/commands/agents.py` registers these through `_register_agent_commands`. Commands
+that need the model fall back to a dry run when no API key is set, and say so on stderr (exit
+0); asking to `--apply` without a key is a usage error (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from workbench.commands.common import ExitCode, emit, open_engine, wants_json, warn
+from workbench.engine.errors import UserInputError, WorkbenchError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from workbench.engine import Engine
+    from workbench.engine.agents.fork import FileChange
+
+NO_KEY_NOTICE = (
+    "ANTHROPIC_API_KEY is not set, so nothing was sent: this is a dry run showing the exact "
+    "request the model would receive"
+)
+
+
+def register_agent_commands(
+    subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser
+) -> None:
+    """Add extract, log, dream and review to the CLI."""
+    extract = subparsers.add_parser(
+        "extract",
+        parents=[common],
+        help="run the memory extraction agent over a session transcript",
+        description=(
+            "Run Claude Code's memory extraction agent over TRANSCRIPT (a .jsonl path or a "
+            "session id). Proposed memory writes go to the review queue unless --apply."
+        ),
+    )
+    extract.add_argument("transcript", metavar="TRANSCRIPT", help="transcript file or session id")
+    _add_run_flags(extract)
+    extract.set_defaults(handler=run_extract)
+
+    log = subparsers.add_parser(
+        "log",
+        parents=[common],
+        help="append a timestamped entry to today's daily log",
+        description="Append one bullet to <memory>/logs/YYYY/MM/YYYY-MM-DD.md (local date).",
+    )
+    log.add_argument("text", metavar="TEXT", nargs="+", help="the entry ('-' reads stdin)")
+    log.set_defaults(handler=run_log)
+
+    dream = subparsers.add_parser(
+        "dream",
+        parents=[common],
+        help="consolidate the memory folder from recent sessions",
+        description=(
+            "Run the dream consolidation agent. Its changes go to the review queue unless "
+            "--apply; --dry-run runs it and only shows the diff (without a key: the request)."
+        ),
+    )
+    _add_run_flags(dream)
+    dream.add_argument(
+        "--request-only",
+        action="store_true",
+        help="only build and show the request, even when a key is set",
+    )
+    dream.set_defaults(handler=run_dream)
+
+    review = subparsers.add_parser(
+        "review",
+        parents=[common],
+        help="list, show, accept or reject memory writes proposed by the agents",
+        description="The review queue of writes proposed by extract and dream.",
+    )
+    review.add_argument("action", choices=("list", "show", "accept", "reject"))
+    review.add_argument("ids", metavar="ID", nargs="*", help="proposal id (a unique prefix)")
+    review.add_argument("--all", action="store_true", help="accept or reject every proposal")
+    review.set_defaults(handler=run_review)
+
+
+def _add_run_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--dry-run", action="store_true", help="do not write anything")
+    group.add_argument(
+        "--apply",
+        action="store_true",
+        help="write the changes to the memory folder now (undoable) instead of queueing them",
+    )
+
+
+def _has_key(engine: Engine) -> bool:
+    from workbench.engine.llm import LLMConfig
+
+    return LLMConfig.from_env(engine.env).has_key
+
+
+def _refuse_apply_without_key(engine: Engine, apply: bool) -> None:
+    if apply and not _has_key(engine):
+        raise UserInputError(
+            "--apply needs the model, but ANTHROPIC_API_KEY is not set "
+            "(run without --apply for a dry run)"
+        )
+
+
+# --- extract ---------------------------------------------------------------------------------
+
+
+def _transcript_path(engine: Engine, value: str) -> str:
+    if os.path.isfile(value):
+        return value
+    candidate = engine.locations.transcript_path(value)
+    if "/" not in value and os.path.isfile(candidate):
+        return candidate
+    raise UserInputError(f"no transcript file or session {value!r}")
+
+
+def run_extract(args: argparse.Namespace) -> int:
+    """`workbench extract TRANSCRIPT [--dry-run] [--apply]`."""
+    engine = open_engine(args)
+    _refuse_apply_without_key(engine, args.apply)
+    agent = engine.agents.extraction
+    plan = agent.plan(_transcript_path(engine, args.transcript))
+    notice = ""
+    if args.dry_run or not _has_key(engine) or not plan.step.should_run:
+        if not args.dry_run and plan.step.should_run:
+            notice = NO_KEY_NOTICE
+        result = agent.result_without_run(plan, dry_run=args.dry_run or bool(notice))
+        if notice:
+            from dataclasses import replace
+
+            result = replace(result, notice=notice)
+            warn(notice)
+    else:
+        result = asyncio.run(agent.run(plan, mode="apply" if args.apply else "propose"))
+    emit(args, result.to_json(), None if wants_json(args) else _extract_printer(result))
+    return ExitCode.ACTION_REQUIRED if result.refused else ExitCode.OK
+
+
+def _extract_printer(result: Any) -> Callable[[Console], None]:
+    def show(out: Console) -> None:
+        from rich.markup import escape
+
+        out.print(f"[bold]extract[/bold] {escape(result.transcript)}: {escape(result.reason)}")
+        out.print(
+            f"  new messages: {result.new_messages}, existing memories: {result.manifest_count}"
+        )
+        if result.run is not None:
+            _print_run(out, result.to_json())
+        _print_changes(out, result.changes)
+        if result.request is not None:
+            _print_request(out, result.request)
+
+    return show
+
+
+# --- dream -----------------------------------------------------------------------------------
+
+
+def run_dream(args: argparse.Namespace) -> int:
+    """`workbench dream [--dry-run] [--apply] [--request-only]`."""
+    engine = open_engine(args)
+    _refuse_apply_without_key(engine, args.apply)
+    agent = engine.agents.dream
+    if args.request_only or not _has_key(engine):
+        notice = "" if args.request_only else NO_KEY_NOTICE
+        if notice:
+            warn(notice)
+        result = agent.dry_run(notice=notice)
+    else:
+        mode = "apply" if args.apply else "show" if args.dry_run else "propose"
+        result = asyncio.run(agent.run(mode=mode))
+    emit(args, result.to_json(), None if wants_json(args) else _dream_printer(result))
+    return ExitCode.ACTION_REQUIRED if result.refused else ExitCode.OK
+
+
+def _dream_printer(result: Any) -> Callable[[Console], None]:
+    def show(out: Console) -> None:
+        from rich.markup import escape
+
+        gates = result.gates
+        out.print(f"[bold]dream[/bold]: {escape(result.reason)}")
+        fire = "would fire now" if gates.would_fire else "would not fire now"
+        why = "; ".join(gates.reasons())
+        out.print(f"  automatic dream {fire}" + (f" ({escape(why)})" if why else ""))
+        if result.run is not None:
+            _print_run(out, result.to_json())
+        _print_changes(out, result.changes)
+        if result.request is not None:
+            _print_request(out, result.request)
+
+    return show
+
+
+# --- log -------------------------------------------------------------------------------------
+
+
+def run_log(args: argparse.Namespace) -> int:
+    """`workbench log TEXT`."""
+    text = " ".join(args.text)
+    if text == "-":
+        text = sys.stdin.read()
+    engine = open_engine(args)
+    entry = engine.agents.log(text)
+    emit(args, entry.to_json(), f"{entry.path}: {entry.line}")
+    return ExitCode.OK
+
+
+# --- review ----------------------------------------------------------------------------------
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """`workbench review list|show|accept|reject [ID...] [--all]`."""
+    engine = open_engine(args)
+    queue = engine.agents.review
+    if args.action == "list":
+        proposals = queue.list()
+        data = [p.to_json() for p in proposals]
+        emit(args, data, None if wants_json(args) else _list_printer(data))
+        return ExitCode.OK
+    ids = _review_ids(queue, args)
+    if args.action == "show":
+        shown = [queue.get(i).to_json(with_content=True) for i in ids]
+        human = "".join(p["diff"] or f"(no change to {p['path']})\n" for p in shown)
+        emit(args, shown if len(shown) > 1 else shown[0], human)
+        return ExitCode.OK
+    if args.action == "reject":
+        rejected = [queue.reject(i).to_json() for i in ids]
+        emit(args, {"rejected": rejected}, f"rejected {len(rejected)} proposal(s)")
+        return ExitCode.OK
+    accepted, failed = [], []
+    for proposal_id in ids:
+        try:
+            accepted.append(queue.accept(proposal_id).to_json())
+        except WorkbenchError as exc:  # report each failure and keep going
+            failed.append({"id": proposal_id, "error": str(exc), "exit_code": exc.exit_code})
+            warn(f"{proposal_id}: {exc}")
+    lines = [f"accepted {a['accepted']}: {a['path']}" for a in accepted]
+    emit(args, {"accepted": accepted, "failed": failed}, "\n".join(lines) or "nothing accepted")
+    if failed:
+        return max(f["exit_code"] for f in failed)
+    return ExitCode.OK
+
+
+def _review_ids(queue: Any, args: argparse.Namespace) -> list[str]:
+    if args.all:
+        if args.action == "show":
+            raise UserInputError("--all works with accept and reject")
+        ids = [p.id for p in reversed(queue.list())]  # oldest first
+        if not ids:
+            raise UserInputError("the review queue is empty")
+        return ids
+    if not args.ids:
+        raise UserInputError(f"review {args.action} needs a proposal ID (or --all)")
+    return list(args.ids)
+
+
+def _list_printer(data: Sequence[dict[str, Any]]) -> Callable[[Console], None]:
+    def show(out: Console) -> None:
+        from rich.markup import escape
+
+        if not data:
+            out.print("The review queue is empty.")
+            return
+        for item in data:
+            out.print(
+                f"{item['id']}  {item['kind']:<6} {escape(item['path'])}  "
+                f"+{item['added_lines']} -{item['removed_lines']}  ({item['source']}, "
+                f"{item['created']})"
+            )
+
+    return show
+
+
+# --- session-memory update -----------------------------------------------------------------------
+
+
+def run_session_memory_update(args: argparse.Namespace) -> int:
+    """`workbench session-memory update [--session ID | --file PATH] [--transcript PATH]
+    [--dry-run]`, called by the context commands."""
+    from workbench.engine.agents.session_update import resolve_target
+
+    engine = open_engine(args)
+    target = resolve_target(
+        engine,
+        session=getattr(args, "session", None),
+        file=getattr(args, "file", None),
+        transcript=getattr(args, "transcript", None),
+    )
+    updater = engine.agents.session_memory
+    if getattr(args, "dry_run", False) or not _has_key(engine):
+        notice = "" if getattr(args, "dry_run", False) else NO_KEY_NOTICE
+        if notice:
+            warn(notice)
+        result = updater.dry_run(target, notice=notice)
+    else:
+        result = asyncio.run(updater.update(target))
+    emit(args, result.to_json(), None if wants_json(args) else _session_printer(result))
+    return ExitCode.OK
+
+
+def _session_printer(result: Any) -> Callable[[Console], None]:
+    def show(out: Console) -> None:
+        from rich.markup import escape
+
+        out.print(
+            f"[bold]session memory[/bold] {escape(result.path)}: {result.status} "
+            f"(~{result.total_tokens:,} of {12_000:,} tokens)"
+        )
+        if result.created:
+            out.print("  the notes file was created from the template")
+        for header, tokens in result.oversized_sections:
+            out.print(f"  over the section limit: {escape(header)} (~{tokens:,} tokens)")
+        if result.change is not None:
+            out.print(result.change.diff, markup=False, highlight=False)
+        if result.request is not None:
+            _print_request(out, result.request)
+
+    return show
+
+
+# --- shared printing -----------------------------------------------------------------------------
+
+
+def _print_run(out: Console, data: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    out.print(f"  turns: {data['turns']} of {data['max_turns']} ({data['stopped']})")
+    if data["summary"]:
+        out.print(f"  {escape(data['summary'])}")
+    for call in data["denied_calls"]:
+        out.print(f"  refused {escape(call['call']['name'])}: {escape(str(call['content']))}")
+
+
+def _print_changes(out: Console, changes: Sequence[FileChange]) -> None:
+    from rich.markup import escape
+
+    for change in changes:
+        detail = change.proposal_id or change.history_id or change.message
+        out.print(f"  {change.outcome}: {escape(change.path)} ({escape(detail or '')})")
+        out.print(change.diff, markup=False, highlight=False)
+    if any(c.outcome == "proposed" for c in changes):
+        out.print("  review with `workbench review list`, then accept or reject")
+
+
+def _print_request(out: Console, request: dict[str, Any]) -> None:
+    from workbench.engine.agents.extraction import request_summary
+
+    summary = request_summary(request) or {}
+    out.print(
+        f"[bold]request[/bold]: model {summary.get('model')}, max_tokens "
+        f"{summary.get('max_tokens')}, {summary.get('messages')} message(s), tools "
+        f"{', '.join(summary.get('tools') or []) or 'none'}, {summary.get('bytes', 0):,} bytes "
+        "(--json prints the whole body)"
+    )
+    out.print("[bold]final user message[/bold]:")
+    out.print(summary.get("prompt", ""), markup=False, highlight=False)
