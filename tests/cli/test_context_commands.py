@@ -1,0 +1,357 @@
+"""The context commands end to end: keys of spec 05, exit codes, bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+from workbench.engine.claude_paths import project_root_for, sanitize_path
+from workbench.engine.context.session_memory import DEFAULT_TEMPLATE
+from workbench.engine.context.synth import SessionBuilder
+
+GAUGE_KEYS = {
+    "transcript",
+    "model",
+    "context_window",
+    "max_output_tokens",
+    "reserved",
+    "effective_window",
+    "auto_compact_enabled",
+    "thresholds",
+    "used",
+    "used_method",
+    "percent_left",
+    "above_warning",
+    "above_error",
+    "above_autocompact",
+    "at_blocking",
+    "label",
+    "compactions",
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> dict[str, Path]:
+    """A project folder, a config home, and two sessions (one with notes)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    home = tmp_path / "claude"
+    transcripts = home / "projects" / sanitize_path(project_root_for(root))
+    old = SessionBuilder(seed=1, session_id="11111111-aaaa-4aaa-8aaa-111111111111")
+    old.prompt("Rename the config loader")
+    old.tool_call("Read", {"file_path": str(root / "config.py")}, "x = 1\n" * 50)
+    old.reply("Renamed.")
+    old_path = old.write(transcripts / f"{old.session_id}.jsonl")
+    os.utime(old_path, (1_000_000, 1_000_000))
+    new = SessionBuilder(seed=2, session_id="22222222-bbbb-4bbb-8bbb-222222222222")
+    new.prompt("Add paging to the export API")
+    for i in range(12):
+        new.tool_call("Read", {"file_path": f"/repo/api/page_{i}.py"}, "row\n" * 900)
+        new.reply(f"page {i} reviewed")
+    new.compact("Summary of the paging work.", pre_tokens=150_000)
+    new.prompt("continue with the tests")
+    new.tool_call("Bash", {"command": "pytest tests/api -q"}, "12 passed")
+    new.reply("Tests pass.")
+    new_path = new.write(transcripts / f"{new.session_id}.jsonl")
+    notes = transcripts / new.session_id / "session-memory" / "summary.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(
+        DEFAULT_TEMPLATE.replace("# Worklog\n", "# Worklog\n" + "- did a thing\n" * 700),
+        encoding="utf-8",
+    )
+    return {"root": root, "home": home, "old": old_path, "new": new_path, "notes": notes}
+
+
+def run(capsys, project, *argv: str, stdin: str | None = None, monkeypatch=None):
+    if stdin is not None and monkeypatch is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main([*argv, "--project", str(project["root"]), "--config-home", str(project["home"])])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_transcripts_lists_sessions_newest_first(capsys, project):
+    code, out, _ = run(capsys, project, "transcripts", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [s["session_id"][:8] for s in data] == ["22222222", "11111111"]
+    keys = {
+        "session_id",
+        "path",
+        "size_bytes",
+        "messages",
+        "first_timestamp",
+        "last_timestamp",
+        "title",
+        "model",
+        "context_tokens",
+        "compactions",
+    }
+    assert keys <= set(data[0])
+    assert data[0]["compactions"] == 1 and data[1]["title"] == "Rename the config loader"
+
+
+def test_transcripts_human_output(capsys, project):
+    code, out, _ = run(capsys, project, "transcripts")
+    assert code == 0 and "22222222" in out and "Rename the" in out
+
+
+def test_gauge_latest_by_default(capsys, project):
+    code, out, _ = run(capsys, project, "gauge", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert GAUGE_KEYS <= set(data)
+    assert data["transcript"] == str(project["new"])
+    assert data["thresholds"] == {
+        "warning": 147_000,
+        "error": 147_000,
+        "autocompact": 167_000,
+        "blocking": 177_000,
+    }
+    assert data["used_method"] in ("usage", "usage+estimate")
+    assert data["compactions"][0]["trigger"] == "auto"
+    assert data["compactions"][0]["pre_tokens"] == 150_000
+
+
+def test_gauge_by_session_prefix_path_and_model(capsys, project):
+    code, out, _ = run(capsys, project, "gauge", "--session", "1111", "--json")
+    assert code == 0 and json.loads(out)["transcript"] == str(project["old"])
+    code, out, _ = run(
+        capsys, project, "gauge", str(project["old"]), "--model", "opus[1m]", "--json"
+    )
+    data = json.loads(out)
+    assert data["context_window"] == 1_000_000 and data["model_source"] == "flag"
+
+
+def test_gauge_honours_env_overrides(capsys, project, monkeypatch):
+    monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50")
+    monkeypatch.setenv("DISABLE_AUTO_COMPACT", "1")
+    code, out, _ = run(capsys, project, "gauge", "--json")
+    data = json.loads(out)
+    assert data["auto_compact_enabled"] is False
+    assert data["thresholds"]["autocompact"] == 90_000
+    assert {o["name"] for o in data["overrides"]} >= {
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+        "DISABLE_AUTO_COMPACT",
+    }
+
+
+def test_gauge_human_output(capsys, project):
+    code, out, _ = run(capsys, project, "gauge")
+    assert code == 0 and "auto-compact" in out and "167,000" in out
+
+
+def test_gauge_measure_counts_with_tiktoken(capsys, project):
+    code, out, _ = run(capsys, project, "gauge", "--measure", "--json")
+    measured = json.loads(out)["measurements"]
+    assert measured["tiktoken_cl100k"] > 0 and measured["api_count"] is None
+
+
+def test_gauge_follow_prints_json_lines(capsys, project):
+    code, out, _ = run(capsys, project, "gauge", "--follow", "--json", "--updates", "1")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and GAUGE_KEYS <= set(json.loads(lines[0]))
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["gauge", "/nope/missing.jsonl"], "no transcript"),
+        (["gauge", "--session", "zzzz"], "no session"),
+        (["compact-preview", "/nope/x.jsonl"], "no transcript"),
+        (["session-memory", "--session", "zzzz"], "no session"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, project, argv, message):
+    code, out, err = run(capsys, project, *argv)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_gauge_with_no_sessions(capsys, tmp_path):
+    root = tmp_path / "empty"
+    root.mkdir()
+    code = main(["gauge", "--project", str(root), "--config-home", str(tmp_path / "c")])
+    _, err = capsys.readouterr()
+    assert code == 2 and "no sessions" in err
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x00\x01\xff\xfe garbage\n", b'{"type":"user","message":{"content":"tru'],
+)
+def test_gauge_on_bad_files_gives_a_clear_result(capsys, project, tmp_path, data):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(data)
+    code, out, _ = run(capsys, project, "gauge", str(path), "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["used"] == 0 and result["used_method"] == "estimate"
+
+
+def test_statusline(capsys, project, monkeypatch):
+    payload = json.dumps(
+        {
+            "session_id": "22222222-bbbb-4bbb-8bbb-222222222222",
+            "transcript_path": str(project["new"]),
+            "model": {"id": "claude-sonnet-4-6", "display_name": "Sonnet 4.6"},
+        }
+    )
+    code, out, _ = run(capsys, project, "statusline", stdin=payload, monkeypatch=monkeypatch)
+    assert code == 0 and len(out.strip().splitlines()) == 1
+    assert out.startswith("ctx ") and "/167k" in out
+
+
+def test_statusline_new_session_and_bad_input(capsys, project, monkeypatch):
+    payload = json.dumps({"transcript_path": str(project["root"] / "none.jsonl"), "model": {}})
+    code, out, _ = run(capsys, project, "statusline", stdin=payload, monkeypatch=monkeypatch)
+    assert code == 0 and "new session" in out
+    code, out, err = run(capsys, project, "statusline", stdin="{oops", monkeypatch=monkeypatch)
+    assert code == 2 and "not JSON" in err and out == ""
+    code, _, err = run(capsys, project, "statusline", stdin="[]", monkeypatch=monkeypatch)
+    assert code == 2
+
+
+def test_compact_preview_keys(capsys, project):
+    code, out, _ = run(capsys, project, "compact-preview", str(project["new"]), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {
+        "pre_tokens",
+        "threshold",
+        "would_autocompact",
+        "session_memory",
+        "full",
+        "microcompact",
+        "restored_files",
+        "survival",
+    } <= set(data)
+    sm = data["session_memory"]
+    assert sm["available"] and sm["truncated_sections"] == ["# Worklog"]
+    assert {"keep_start_uuid", "kept_messages", "kept_tokens", "post_compact_tokens"} <= set(sm)
+    assert sm["falls_back_to_full"] is False and data["chosen"] == "session_memory"
+    # Few messages follow the boundary, so all of them are kept (the floor is the boundary).
+    assert sm["kept_messages"] == data["messages"] - 1
+    assert data["survival"]["span_messages"] == sm["keep_start_index"] == 1
+
+
+def test_compact_preview_by_session_id_with_options(capsys, project, tmp_path):
+    summary = tmp_path / "summary.txt"
+    summary.write_text("We ran pytest tests/api -q and it passed.", encoding="utf-8")
+    code, out, _ = run(
+        capsys,
+        project,
+        "compact-preview",
+        "22222222",
+        "--summary",
+        str(summary),
+        "--ptl-gap",
+        "500",
+        "--last-summarized",
+        "no-such-uuid",
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["session_memory"]["falls_back_to_full"] is True
+    assert data["chosen"] == "full"
+    assert data["full"]["ptl_retry"] is not None
+    assert data["survival"]["summary_given"] is True
+    assert "pytest tests/api -q" not in data["survival"]["lost"]["commands"]
+
+
+def test_compact_preview_human(capsys, project):
+    code, out, _ = run(capsys, project, "compact-preview", str(project["new"]))
+    assert code == 0 and "Session-memory compaction" in out and "Survival check" in out
+
+
+def test_session_memory_show(capsys, project):
+    code, out, _ = run(capsys, project, "session-memory", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {
+        "path",
+        "exists",
+        "is_empty",
+        "template_source",
+        "sections",
+        "total_tokens",
+        "over_total",
+    } <= set(data)
+    assert data["path"] == str(project["notes"])
+    worklog = [s for s in data["sections"] if s["header"] == "# Worklog"][0]
+    assert worklog["over_limit"] is True and {"header", "tokens", "over_limit"} <= set(worklog)
+
+
+def test_session_memory_with_trigger_and_file(capsys, project):
+    code, out, _ = run(
+        capsys,
+        project,
+        "session-memory",
+        "show",
+        "--file",
+        str(project["notes"]),
+        "--trigger",
+        str(project["new"]),
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert isinstance(data["trigger_points"], list)
+    assert all(isinstance(u, str) for u in data["trigger_points"])
+
+
+def test_session_memory_missing_file_is_reported_not_an_error(capsys, project, tmp_path):
+    code, out, _ = run(
+        capsys, project, "session-memory", "--file", str(tmp_path / "x.md"), "--json"
+    )
+    assert code == 0 and json.loads(out)["exists"] is False
+
+
+def test_session_memory_update_is_delegated(capsys, project, monkeypatch):
+    import workbench.commands.agents as agents
+
+    calls = []
+
+    def fake(args):
+        calls.append((args.transcript, args.dry_run))
+        return 0
+
+    monkeypatch.setattr(agents, "run_session_memory_update", fake, raising=False)
+    code, _, _ = run(capsys, project, "session-memory", "update", "--transcript", "t", "--dry-run")
+    assert code == 0 and calls == [("t", True)]
+
+
+def test_session_memory_update_flags_rejected_on_show(capsys, project):
+    code, _, err = run(capsys, project, "session-memory", "--dry-run")
+    assert code == 2 and "update" in err
+
+
+def test_replay_command(capsys, project):
+    code, out, _ = run(capsys, project, "replay", str(project["new"]), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["turn_count"] == len(data["turns"]) > 0
+    assert data["compactions"][0]["recorded_pre_tokens"] == 150_000
+
+
+def test_replay_spotter_via_cli(capsys, project, shared_transcripts):
+    path = next((shared_transcripts / "spotter").glob("*.jsonl"))
+    code, out, _ = run(capsys, project, "replay", str(path), "--no-turns", "--json")
+    assert code == 0
+    [compaction] = json.loads(out)["compactions"]
+    assert compaction["agrees"] is True and compaction["recorded_pre_tokens"] == 170_251
+
+
+def test_session_memory_update_not_available_yet(capsys, project, monkeypatch):
+    import workbench.commands.agents as agents
+
+    monkeypatch.delattr(agents, "run_session_memory_update", raising=False)
+    code, out, err = run(capsys, project, "session-memory", "update")
+    assert code == 2 and "not available" in err and out == ""

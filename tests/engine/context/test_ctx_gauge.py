@@ -1,0 +1,236 @@
+"""The gauge read from the end, the follower, and the replay against recorded compactions."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from workbench.engine.context.follow import TranscriptFollower
+from workbench.engine.context.gauge import read_gauge_tail
+from workbench.engine.context.replay import replay_transcript
+from workbench.engine.context.synth import SessionBuilder
+from workbench.engine.context.thresholds import compute_thresholds
+from workbench.engine.context.tokens import token_count_with_estimation
+from workbench.engine.context.transcript import Transcript
+
+
+def ladder(model: str | None):
+    return compute_thresholds(model or "claude-sonnet-4-6", env={})
+
+
+def _session(seed: int = 1, turns: int = 30, compact_at: int | None = None) -> SessionBuilder:
+    b = SessionBuilder(seed=seed)
+    b.prompt("Speed up the nightly export")
+    for i in range(turns):
+        if compact_at is not None and i == compact_at:
+            b.compact("Summary: export work so far.")
+            b.prompt("carry on")
+        b.tool_call("Read", {"file_path": f"/repo/export/part_{i}.py"}, "row\n" * 600)
+        b.tool_call("Bash", {"command": f"pytest -k part_{i}"}, "1 passed")
+        b.reply(f"Part {i} done.", thinking="next part")
+    return b
+
+
+# --- the tail read agrees with the full read ------------------------------------------------
+
+
+@pytest.mark.parametrize("compact_at", [None, 10, 29])
+def test_tail_count_equals_full_count(tmp_path, compact_at):
+    b = _session(compact_at=compact_at)
+    b.user("one more thing " * 40)  # messages after the last usage are estimated
+    path = b.write(tmp_path / "s.jsonl")
+    tail = read_gauge_tail(path)
+    full = Transcript.load(path)
+    assert token_count_with_estimation(tail.messages) == full.context_tokens()
+    assert tail.bytes_read < path.stat().st_size / 4
+    assert [c.pre_tokens for c in tail.compactions] == [c.pre_tokens for c in full.compactions]
+    assert tail.model == "claude-sonnet-4-6"
+
+
+def test_tail_after_a_fresh_boundary_has_no_usage(tmp_path):
+    b = _session(turns=5)
+    b.compact("Summary.")
+    path = b.write(tmp_path / "s.jsonl")
+    tail = read_gauge_tail(path)
+    assert tail.messages[0].is_compact_boundary
+    assert tail.model == "claude-sonnet-4-6"  # found further back
+    assert token_count_with_estimation(tail.messages) == Transcript.load(path).context_tokens()
+
+
+def test_tail_with_a_live_preserved_segment_reads_everything(tmp_path):
+    b = _session(turns=3)
+    head = b.entries[-2]["uuid"]
+    tail_uuid = b.entries[-1]["uuid"]
+    boundary, summary = b.compact("Notes.")
+    boundary["compactMetadata"]["preservedSegment"] = {
+        "headUuid": head,
+        "anchorUuid": summary["uuid"],
+        "tailUuid": tail_uuid,
+    }
+    path = b.write(tmp_path / "s.jsonl")
+    tail = read_gauge_tail(path)
+    assert tail.mode == "full"
+    assert token_count_with_estimation(tail.messages) == Transcript.load(path).context_tokens()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\n\n\n",
+        b"garbage\x00\xff\n" * 10,
+        b'{"type":"user","message":{"content":"half',
+    ],
+)
+def test_tail_bad_input(tmp_path, data):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    tail = read_gauge_tail(path)
+    assert token_count_with_estimation(tail.messages) == 0
+    assert tail.model is None
+
+
+def test_tail_reports_a_half_written_last_line(tmp_path):
+    data = _session(turns=3).to_bytes() + b'{"type":"assistant","mess'
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    tail = read_gauge_tail(path)
+    assert tail.truncated_tail and tail.broken_lines == 0
+    assert tail.end_offset == len(data) - len(b'{"type":"assistant","mess')
+
+
+# --- the follower ---------------------------------------------------------------------------
+
+
+def test_follower_matches_a_full_read_after_every_append(tmp_path):
+    b = _session(turns=2)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b.to_bytes())
+    follower = TranscriptFollower(path, ladder)
+    assert follower.report.used == Transcript.load(path).context_tokens()
+    more = _session(seed=1, turns=8)  # same seed: the first entries are identical
+    extra = more.entries[len(b.entries) :]
+    extra_lines = [json.dumps(e, separators=(",", ":")) + "\n" for e in extra]
+    # Append in awkward pieces: half a line, then the rest plus more lines.
+    blob = "".join(extra_lines).encode()
+    cut_points = [37, 500, 2_000, len(blob)]
+    start = 0
+    with open(path, "ab") as handle:
+        for cut in cut_points:
+            handle.write(blob[start:cut])
+            handle.flush()
+            start = cut
+            update = follower.poll()
+            assert update.report.used == Transcript.load(path).context_tokens()
+    assert follower.offset == path.stat().st_size
+
+
+def test_follower_sees_a_compaction_and_a_truncated_file(tmp_path):
+    b = _session(turns=3)
+    path = b.write(tmp_path / "s.jsonl")
+    follower = TranscriptFollower(path, ladder)
+    before = follower.report.used
+    b.compact("Summary.")
+    path.write_bytes(b.to_bytes())
+    update = follower.poll()
+    assert update.changed and len(update.report.compactions) == 1
+    assert update.report.used < before
+    path.write_bytes(b"")  # replaced by an empty file
+    update = follower.poll()
+    assert update.reset and update.report.used == 0
+
+
+def test_follower_watch_yields_on_append(tmp_path):
+    path = _session(turns=2).write(tmp_path / "s.jsonl")
+    follower = TranscriptFollower(path, ladder)
+    stop = threading.Event()
+    readings = []
+
+    def writer() -> None:
+        time.sleep(0.3)
+        with open(path, "ab") as handle:
+            handle.write(
+                json.dumps(
+                    {
+                        "type": "user",
+                        "uuid": "x1",
+                        "message": {"role": "user", "content": "y" * 4000},
+                    }
+                ).encode()
+                + b"\n"
+            )
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    deadline = time.monotonic() + 10
+    for report in follower.watch(stop=lambda: stop.is_set() or time.monotonic() > deadline):
+        readings.append(report.used)
+        if len(readings) == 2:
+            stop.set()
+            break
+    thread.join()
+    assert len(readings) == 2 and readings[1] == readings[0] + 1000
+
+
+# --- replay ---------------------------------------------------------------------------------
+
+
+def test_replay_turns_and_an_unrecorded_fire():
+    b = _session(turns=60)
+    t = Transcript.from_dicts(b.entries)
+    small = lambda m: compute_thresholds(  # noqa: E731
+        m or "x", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "60000"}
+    )
+    report = replay_transcript(t, thresholds_for=small, default_model="claude-sonnet-4-6")
+    assert len(report.turns) == len(t.responses())
+    assert report.unrecorded_fires
+    fire = report.unrecorded_fires[0]
+    assert report.turns[fire.turn].estimated_before >= 27_000
+    assert all(not x.above_autocompact for x in report.turns[: fire.turn])
+    json.dumps(report.to_json())
+
+
+def test_replay_judges_a_recorded_auto_compaction():
+    b = _session(turns=20)
+    pre = Transcript.from_dicts(b.entries).context_tokens()
+    b.compact("Summary.", pre_tokens=pre)
+    b.prompt("go on")
+    b.reply("ok")
+    t = Transcript.from_dicts(b.entries)
+    at = compute_thresholds("m", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(pre + 32_999)})
+    assert at.autocompact == pre - 1
+    report = replay_transcript(t, thresholds_for=lambda m: at, default_model="m")
+    [judged] = report.compactions
+    assert judged.estimated_pre_tokens == pre and judged.difference == 0
+    assert judged.agrees is True
+    late = compute_thresholds("m", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(pre + 40_000)})
+    report = replay_transcript(t, thresholds_for=lambda m: late, default_model="m")
+    assert report.compactions[0].agrees is False
+    assert "below the threshold" in report.compactions[0].note
+
+
+def test_replay_agrees_with_the_spotter_auto_compaction(shared_transcripts):
+    path = next((shared_transcripts / "spotter").glob("*.jsonl"))
+    t = Transcript.load(path)
+    report = replay_transcript(t, thresholds_for=ladder, default_model="claude-opus-4-6")
+    [compaction] = report.compactions
+    assert compaction.trigger == "auto" and compaction.recorded_pre_tokens == 170_251
+    assert compaction.threshold == 167_000  # Opus 4.6: 200,000 − 20,000 − 13,000
+    assert compaction.agrees is True
+    # The replay fires at the recorded point and not one call earlier.
+    assert compaction.first_predicted_turn is None
+    last_before = max(x.estimated_before for x in report.turns if x.segment == 0)
+    assert last_before < 167_000 <= compaction.estimated_pre_tokens
+    assert abs(compaction.estimated_pre_tokens - 170_251) / 170_251 < 0.01
+    assert len(report.turns) == 139 and report.turns[0].context_tokens == 26_450
+    assert report.unrecorded_fires == ()
+
+
+def test_replay_of_every_shared_transcript(shared_transcripts):
+    for path in sorted(shared_transcripts.rglob("*.jsonl")):
+        t = Transcript.load(path)
+        report = replay_transcript(t, thresholds_for=ladder, default_model="claude-sonnet-4-6")
+        assert report.final_tokens == t.context_tokens(), path

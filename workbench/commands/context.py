@@ -1,0 +1,417 @@
+"""Context commands: transcripts, gauge, statusline, compact-preview, session-memory, replay."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from workbench.commands.common import ExitCode, emit, open_engine, wants_json, warn
+from workbench.engine.errors import UserInputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from workbench.engine.context.gauge import GaugeReport
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    def add(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
+        parser = subparsers.add_parser(
+            name, parents=[common], help=help_text, description=help_text
+        )
+        parser.set_defaults(handler=handler)
+        return parser
+
+    add("transcripts", run_transcripts, "list this project's sessions, newest first")
+
+    gauge = add("gauge", run_gauge, "how full the context is, on Claude Code's threshold ladder")
+    gauge.add_argument("transcript", metavar="TRANSCRIPT", nargs="?", help="a .jsonl file")
+    which = gauge.add_mutually_exclusive_group()
+    which.add_argument("--session", metavar="ID", help="a session of this project (or a prefix)")
+    which.add_argument("--latest", action="store_true", help="the newest session (the default)")
+    gauge.add_argument("--model", metavar="M", help="judge against this model's limits")
+    gauge.add_argument("--follow", action="store_true", help="keep watching; one line per change")
+    gauge.add_argument(
+        "--measure",
+        action="store_true",
+        help="also count the messages with cl100k and, when a key is set, the API",
+    )
+    gauge.add_argument("--updates", type=int, default=None, help=argparse.SUPPRESS)
+
+    add(
+        "statusline", run_statusline, "one gauge line for Claude Code's status line (JSON on stdin)"
+    )
+
+    preview = add(
+        "compact-preview", run_compact_preview, "what each kind of compaction would do, now"
+    )
+    preview.add_argument("transcript", metavar="TRANSCRIPT", help="a .jsonl file or session id")
+    preview.add_argument(
+        "--session-memory", metavar="FILE", help="session notes (default: the session's own)"
+    )
+    preview.add_argument(
+        "--last-summarized", metavar="UUID", help="the last message the notes already cover"
+    )
+    preview.add_argument("--model", metavar="M")
+    preview.add_argument(
+        "--summary", metavar="FILE", help="a summary to check for lost paths, commands, numbers"
+    )
+    preview.add_argument(
+        "--ptl-gap", metavar="TOKENS", type=int, help="preview the prompt-too-long retry's cut"
+    )
+    preview.add_argument(
+        "--request", action="store_true", help="include the summary request body (JSON)"
+    )
+
+    notes = add("session-memory", run_session_memory, "a session's notes against their limits")
+    notes.add_argument(
+        "action",
+        metavar="ACTION",
+        nargs="?",
+        choices=["show", "update"],
+        default="show",
+        help="show (default) or update",
+    )
+    notes.add_argument("--session", metavar="ID", help="a session of this project")
+    notes.add_argument("--file", metavar="PATH", help="a summary.md file")
+    notes.add_argument(
+        "--trigger", metavar="TRANSCRIPT", help="show: where updates would fire over it"
+    )
+    notes.add_argument("--transcript", metavar="PATH", help="update: the session's transcript")
+    notes.add_argument("--dry-run", action="store_true", help="update: show the request only")
+
+    replay = add("replay", run_replay, "every API call's context size and where compaction fires")
+    replay.add_argument("transcript", metavar="TRANSCRIPT", help="a .jsonl file or session id")
+    replay.add_argument("--model", metavar="M")
+    replay.add_argument("--no-turns", action="store_true", help="leave out the per-call list")
+
+
+# --- transcripts ------------------------------------------------------------------------
+
+
+def run_transcripts(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    sessions = engine.context.sessions()
+    data = [s.to_json() for s in sessions]
+
+    def human(con: Console) -> None:
+        from rich.table import Table
+
+        if not sessions:
+            con.print(f"No sessions in {engine.context.transcripts_dir}")
+            return
+        table = Table(box=None, pad_edge=False)
+        table.add_column("session", no_wrap=True)
+        table.add_column("last activity", no_wrap=True)
+        table.add_column("messages", justify="right")
+        table.add_column("context", justify="right")
+        table.add_column("compactions", justify="right")
+        table.add_column("model", no_wrap=True)
+        table.add_column("title", no_wrap=True, overflow="ellipsis")
+        for s in sessions:
+            table.add_row(
+                s.session_id[:8],
+                (s.last_timestamp or s.mtime)[:16].replace("T", " "),
+                f"{s.messages:,}",
+                f"{s.context_tokens:,}",
+                str(s.compactions),
+                (s.model or "-").replace("claude-", ""),
+                (s.title or "")[:60],
+            )
+        con.print(table)
+
+    emit(args, data, human)
+    return ExitCode.OK
+
+
+# --- gauge ------------------------------------------------------------------------------
+
+
+def run_gauge(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    service = engine.context
+    if args.follow:
+        return _follow(args, engine)
+    report = service.gauge(
+        args.transcript, session=args.session, latest=args.latest, model=args.model
+    )
+    data = report.to_json()
+    if args.measure:
+        measured = service.measure(
+            report.transcript or "",
+            api=bool(engine.env.get("ANTHROPIC_API_KEY")),
+            model=report.model,
+        )
+        data["measurements"] = measured.to_json()
+    emit(args, data, lambda con: _render_gauge(con, report, data.get("measurements")))
+    return ExitCode.OK
+
+
+def _follow(args: argparse.Namespace, engine: Any) -> int:
+    follower = engine.context.follower(
+        args.transcript, session=args.session, latest=args.latest, model=args.model
+    )
+    limit = args.updates  # hidden: stop after N readings (tests, scripts)
+    printed = [0]
+
+    def done() -> bool:
+        return limit is not None and printed[0] >= limit
+
+    for report in follower.watch(stop=done if limit is not None else None):
+        if wants_json(args):
+            line = json.dumps(report.to_json(), separators=(",", ":"), ensure_ascii=False)
+        else:
+            line = report.status_line()
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        printed[0] += 1
+        if done():
+            break
+    return ExitCode.OK
+
+
+def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -> None:
+    from rich.table import Table
+
+    t = report.thresholds
+    con.print(f"[bold]{report.transcript}[/bold]")
+    con.print(
+        f"model {report.model} ({report.model_source}) · window {t.context_window:,} "
+        f"({t.context_window_source}) · max output {t.max_output_tokens:,} · "
+        f"reserved {t.reserved:,} · effective {t.effective_window:,}"
+    )
+    width = 50
+    top = max(t.effective_window, report.used, 1)
+    filled = min(width, round(report.used / top * width))
+    marks = {round(v / top * width) for v in (t.warning, t.autocompact, t.blocking) if v <= top}
+    bar = "".join(
+        "│" if i in marks and i >= filled else ("█" if i < filled else "░") for i in range(width)
+    )
+    con.print(f"[{bar}] {report.used:,} used ({report.used_method})")
+    table = Table(box=None, pad_edge=False, show_header=False)
+    table.add_column("rung")
+    table.add_column("tokens", justify="right")
+    table.add_column("state")
+    state = report.state
+    rows = [
+        ("warning / error", t.warning, state.above_warning),
+        (
+            "auto-compact"
+            + ("" if t.auto_compact_enabled else f" (off: {t.auto_compact_disabled_by})"),
+            t.autocompact,
+            state.above_autocompact,
+        ),
+        ("blocking", t.blocking, state.at_blocking),
+        ("effective window", t.effective_window, report.used >= t.effective_window),
+    ]
+    for name, value, reached in rows:
+        table.add_row(
+            name, f"{value:,}", "reached" if reached else f"{value - report.used:,} to go"
+        )
+    con.print(table)
+    con.print(
+        f"{state.percent_left}% left"
+        + (f" · Claude Code shows: {state.label}" if state.label else "")
+    )
+    if report.last_usage:
+        con.print(f"last API-measured context: {report.last_usage.context_tokens:,}")
+    if report.compactions:
+        listed = ", ".join(
+            f"{c.trigger} at {c.pre_tokens:,}" if c.pre_tokens else str(c.trigger)
+            for c in report.compactions
+        )
+        con.print(f"compactions: {listed}")
+    for override in t.overrides:
+        con.print(f"env {override.name}={override.value}: {override.effect or 'no effect'}")
+    if measurements:
+        con.print(
+            "measured: "
+            + ", ".join(f"{k} {v:,}" for k, v in measurements.items() if isinstance(v, int))
+        )
+    for problem in report.problems:
+        con.print(f"note: {problem}")
+
+
+# --- statusline -------------------------------------------------------------------------
+
+
+def run_statusline(args: argparse.Namespace) -> int:
+    raw = sys.stdin.read()
+    try:
+        payload = json.loads(raw) if raw.strip() else None
+    except json.JSONDecodeError as exc:
+        raise UserInputError(f"the status-line input is not JSON ({exc.msg})") from None
+    if not isinstance(payload, dict):
+        raise UserInputError("the status-line input must be a JSON object")
+    engine = open_engine(args)
+    line, report = engine.context.statusline(payload)
+    if wants_json(args):
+        data = report.to_json() if report else {}
+        data["line"] = line
+        emit(args, data)
+    else:
+        sys.stdout.write(line + "\n")
+    return ExitCode.OK
+
+
+# --- compact-preview --------------------------------------------------------------------
+
+
+def run_compact_preview(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    service = engine.context
+    path = service.resolve_transcript(args.transcript)
+    preview = service.compact_preview(
+        str(path),
+        session_memory_file=args.session_memory,
+        last_summarized=args.last_summarized,
+        model=args.model,
+        summary_file=args.summary,
+        ptl_gap=args.ptl_gap,
+        include_request=args.request,
+    )
+    data = preview.to_json()
+
+    def human(con: Console) -> None:
+        sm = preview.session_memory
+        full = preview.full
+        micro = preview.microcompact
+        con.print(f"[bold]{path}[/bold]  ({preview.messages:,} messages since the last boundary)")
+        con.print(
+            f"pre-compaction tokens {preview.pre_tokens:,} · auto-compact threshold "
+            f"{preview.threshold:,} · {'would' if preview.would_autocompact else 'would not'} "
+            f"auto-compact now ({preview.autocompact_reason})"
+        )
+        con.print(
+            f"Claude Code would use: [bold]{preview.chosen.replace('_', '-')}[/bold] compaction"
+        )
+        con.print("\n[bold]Session-memory compaction[/bold]")
+        con.print(f"  {sm.reason}")
+        if sm.keep_start_index is not None:
+            con.print(
+                f"  keeps {sm.kept_messages} message(s) from {sm.keep_start_uuid} · "
+                f"{sm.kept_tokens:,} tokens kept · {sm.post_compact_tokens:,} after"
+            )
+        for note in sm.adjustments:
+            con.print(f"  {note}")
+        if sm.truncated_sections:
+            con.print("  sections cut: " + ", ".join(sm.truncated_sections))
+        con.print("\n[bold]Full compaction[/bold]")
+        con.print(
+            f"  summarises {full.summarized_messages:,} message(s) · request ≈ "
+            f"{full.request_tokens:,} tokens · {full.images_stripped} image(s) stripped · "
+            f"summary up to {full.max_output_tokens:,} tokens"
+        )
+        if full.ptl:
+            con.print(
+                f"  prompt-too-long retry: drops {full.ptl.dropped_groups} of {full.ptl.groups} "
+                f"rounds ({full.ptl.dropped_tokens:,} tokens)"
+            )
+        for f in preview.files.files:
+            mark = "+" if f.included else "-"
+            con.print(f"  {mark} {f.path}  {f.tokens:,} tokens  ({f.reason}, {f.source})")
+        for s in preview.skills:
+            con.print(f"  {'+' if s.included else '-'} skill {s.name}  {s.tokens:,} tokens")
+        con.print("\n[bold]Time-based micro-compaction[/bold]")
+        con.print(
+            f"  would clear {micro.tool_results_cleared} tool result(s), saving "
+            f"{micro.tokens_saved:,} tokens · {micro.reason}"
+        )
+        con.print("\n[bold]Survival check[/bold]")
+        survival = preview.survival
+        for kind in ("paths", "commands", "numbers", "identifiers"):
+            items = getattr(survival, kind)
+            if not items:
+                continue
+            shown = ", ".join(
+                i.value + ("" if i.kept is None else (" ✓" if i.kept else " ✗")) for i in items[:8]
+            )
+            more = f" (+{len(items) - 8} more)" if len(items) > 8 else ""
+            con.print(f"  {kind}: {shown}{more}")
+
+    emit(args, data, human)
+    return ExitCode.OK
+
+
+# --- session-memory ---------------------------------------------------------------------
+
+
+def run_session_memory(args: argparse.Namespace) -> int:
+    if args.action == "update":
+        try:
+            from workbench.commands.agents import run_session_memory_update
+        except ImportError:
+            warn("session-memory update is not available yet in this build")
+            return ExitCode.BAD_INPUT
+        return int(run_session_memory_update(args))
+    if args.transcript or args.dry_run:
+        raise UserInputError("--transcript and --dry-run belong to `session-memory update`")
+    engine = open_engine(args)
+    report = engine.context.session_memory(
+        session=args.session, file=args.file, trigger=args.trigger
+    )
+    data = report.to_json()
+
+    def human(con: Console) -> None:
+        from rich.table import Table
+
+        con.print(f"[bold]{report.path}[/bold]")
+        if not report.exists:
+            con.print("no session notes yet")
+            return
+        state = "empty (still the template)" if report.is_empty else "written"
+        con.print(
+            f"{state} · {report.total_tokens:,} of 12,000 tokens"
+            + (" · OVER the total" if report.over_total else "")
+            + f" · template: {report.template_source}"
+        )
+        table = Table(box=None, pad_edge=False)
+        table.add_column("section")
+        table.add_column("tokens", justify="right")
+        table.add_column("")
+        for s in report.sections:
+            table.add_row(s.header, f"{s.tokens:,}", "over 2,000" if s.over_limit else "")
+        con.print(table)
+        if report.trigger is not None:
+            points = report.trigger.points
+            con.print(f"updates would fire after {len(points)} response(s)")
+            for p in points:
+                con.print(f"  {p.uuid}  {p.tokens:,} tokens  ({p.reason})")
+
+    emit(args, data, human)
+    return ExitCode.OK
+
+
+# --- replay -----------------------------------------------------------------------------
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    service = engine.context
+    path = service.resolve_transcript(args.transcript)
+    report = service.replay(path, model=args.model)
+    data = report.to_json(include_turns=not args.no_turns)
+
+    def human(con: Console) -> None:
+        con.print(f"[bold]{path}[/bold]")
+        con.print(
+            f"{len(report.turns)} API calls · peak {report.peak:,} · now {report.final_tokens:,} "
+            f"· auto-compact at {report.thresholds.autocompact:,} ({report.model})"
+        )
+        for c in report.compactions:
+            verdict = {True: "agrees", False: "disagrees", None: "-"}[c.agrees]
+            recorded = f"{c.recorded_pre_tokens:,}" if c.recorded_pre_tokens is not None else "?"
+            con.print(
+                f"  {c.trigger} compaction at line {c.line}: recorded {recorded}, replay "
+                f"{c.estimated_pre_tokens:,} → {verdict}: {c.note}"
+            )
+        for p in report.unrecorded_fires:
+            con.print(
+                f"  would auto-compact before call {p.turn} ({p.estimated_before:,} ≥ "
+                f"{p.threshold:,}); the transcript shows none"
+            )
+
+    emit(args, data, human)
+    return ExitCode.OK

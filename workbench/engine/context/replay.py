@@ -1,0 +1,334 @@
+"""Turn-by-turn replay: the context size before every API call, where auto-compaction would
+fire, and how that compares with the compactions the transcript recorded.
+
+Claude Code checks the threshold at the start of each loop iteration, that is before each API
+call, with `tokenCountWithEstimation` over the messages since the last boundary. The replay
+walks the main chain once, keeping that count with the incremental meter, and records it at
+every new response and at every recorded compact boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.engine.context.meter import ContextMeter
+from workbench.engine.context.thresholds import Thresholds
+from workbench.engine.context.tokens import context_tokens_from_usage, token_usage
+from workbench.engine.context.transcript import Entry, Transcript
+
+# A recorded preTokens and our estimate "agree" within this fraction (the transcript lacks
+# hook attachments that were in memory, so an exact match is not expected).
+AGREEMENT_TOLERANCE = 0.02
+
+
+@dataclass(frozen=True)
+class TurnPoint:
+    """One API call of the main chain."""
+
+    index: int
+    line: int
+    uuid: str | None
+    timestamp: str | None
+    message_id: str
+    model: str | None
+    segment: int
+    """How many compact boundaries precede this call."""
+    estimated_before: int
+    """`tokenCountWithEstimation` when Claude Code checked, just before the call."""
+    context_tokens: int
+    """The prompt size the API reported for the call (input + cache creation + cache read)."""
+    output_tokens: int
+    above_warning: bool
+    above_autocompact: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "line": self.line,
+            "uuid": self.uuid,
+            "timestamp": self.timestamp,
+            "message_id": self.message_id,
+            "model": self.model,
+            "segment": self.segment,
+            "estimated_before": self.estimated_before,
+            "context_tokens": self.context_tokens,
+            "output_tokens": self.output_tokens,
+            "above_warning": self.above_warning,
+            "above_autocompact": self.above_autocompact,
+        }
+
+
+@dataclass(frozen=True)
+class ReplayCompaction:
+    """A recorded compaction and what the replay says about it."""
+
+    uuid: str | None
+    line: int
+    timestamp: str | None
+    trigger: str | None
+    recorded_pre_tokens: int | None
+    estimated_pre_tokens: int
+    threshold: int
+    first_predicted_turn: int | None
+    """Index into `turns` of the first call in this segment at or over the threshold."""
+    agrees: bool | None
+    """For auto compactions: the replay fires at this very point (None for manual ones)."""
+    note: str
+
+    @property
+    def difference(self) -> int | None:
+        if self.recorded_pre_tokens is None:
+            return None
+        return self.estimated_pre_tokens - self.recorded_pre_tokens
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "uuid": self.uuid,
+            "line": self.line,
+            "timestamp": self.timestamp,
+            "trigger": self.trigger,
+            "recorded_pre_tokens": self.recorded_pre_tokens,
+            "estimated_pre_tokens": self.estimated_pre_tokens,
+            "difference": self.difference,
+            "threshold": self.threshold,
+            "first_predicted_turn": self.first_predicted_turn,
+            "agrees": self.agrees,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class PredictedFire:
+    """A point where auto-compaction would fire but the transcript records none."""
+
+    turn: int
+    uuid: str | None
+    estimated_before: int
+    threshold: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn,
+            "uuid": self.uuid,
+            "estimated_before": self.estimated_before,
+            "threshold": self.threshold,
+        }
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """The whole session, call by call."""
+
+    transcript: str
+    model: str
+    thresholds: Thresholds
+    turns: tuple[TurnPoint, ...]
+    compactions: tuple[ReplayCompaction, ...]
+    unrecorded_fires: tuple[PredictedFire, ...]
+    final_tokens: int
+    final_method: str
+    messages: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def peak(self) -> int:
+        return max((t.estimated_before for t in self.turns), default=self.final_tokens)
+
+    def to_json(self, *, include_turns: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "transcript": self.transcript,
+            "model": self.model,
+            "thresholds": self.thresholds.to_json()["thresholds"],
+            "effective_window": self.thresholds.effective_window,
+            "turn_count": len(self.turns),
+            "messages": self.messages,
+            "compactions": [c.to_json() for c in self.compactions],
+            "unrecorded_fires": [p.to_json() for p in self.unrecorded_fires],
+            "final_tokens": self.final_tokens,
+            "final_method": self.final_method,
+            "peak": self.peak,
+            "notes": list(self.notes),
+        }
+        if include_turns:
+            data["turns"] = [t.to_json() for t in self.turns]
+        return data
+
+
+def replay_messages(
+    messages: Sequence[Entry],
+    *,
+    thresholds_for: Callable[[str | None], Thresholds],
+    default_model: str,
+    transcript: str = "<memory>",
+    sidechain: bool = False,
+) -> ReplayReport:
+    """Replay main-chain `messages` in order (see module docstring)."""
+    meter = ContextMeter(sidechain=sidechain)
+    turns: list[TurnPoint] = []
+    compactions: list[ReplayCompaction] = []
+    unrecorded: list[PredictedFire] = []
+    segment = 0
+    segment_fire: int | None = None
+    current_id: str | None = None
+    current_turn: dict[str, Any] | None = None
+    model = default_model
+
+    def close_turn() -> None:
+        nonlocal current_turn
+        if current_turn is not None:
+            turns.append(TurnPoint(**current_turn))
+            current_turn = None
+
+    for index, entry in enumerate(messages):
+        raw = entry.raw
+        kind = raw.get("type")
+        if kind == "system" and raw.get("subtype") == "compact_boundary":
+            close_turn()
+            meta = raw.get("compactMetadata")
+            meta = meta if isinstance(meta, Mapping) else {}
+            ladder = thresholds_for(model)
+            estimate = meter.count
+            trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
+            recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
+            compactions.append(
+                _judge(entry, trigger, recorded, estimate, ladder.autocompact, segment_fire, turns)
+            )
+            meter.add(raw)
+            segment += 1
+            segment_fire = None
+            current_id = None
+            continue
+        if kind == "assistant":
+            inner = raw.get("message")
+            inner = inner if isinstance(inner, Mapping) else {}
+            response_id = inner.get("id") if isinstance(inner.get("id"), str) else None
+            usage = token_usage(raw)
+            if usage is not None and response_id is not None and response_id != current_id:
+                # A new API call: Claude Code checked the threshold just before it.
+                close_turn()
+                current_id = response_id
+                if isinstance(inner.get("model"), str):
+                    model = inner["model"]
+                ladder = thresholds_for(model)
+                before = meter.count
+                fires = ladder.auto_compact_enabled and before >= ladder.autocompact
+                current_turn = {
+                    "index": index,
+                    "line": entry.line,
+                    "uuid": entry.uuid,
+                    "timestamp": entry.timestamp,
+                    "message_id": response_id,
+                    "model": model,
+                    "segment": segment,
+                    "estimated_before": before,
+                    "context_tokens": context_tokens_from_usage(usage),
+                    "output_tokens": _output(usage),
+                    "above_warning": before >= ladder.warning,
+                    "above_autocompact": fires,
+                }
+                if fires and segment_fire is None:
+                    segment_fire = len(turns)
+            elif usage is not None and current_turn is not None and response_id == current_id:
+                current_turn["output_tokens"] = max(current_turn["output_tokens"], _output(usage))
+        meter.add(raw)
+    close_turn()
+
+    # Crossings in segments that no recorded compaction closed.
+    recorded_segments = {i for i, c in enumerate(compactions) if c.trigger == "auto"}
+    seen_segments: set[int] = set()
+    for turn_index, turn in enumerate(turns):
+        if turn.above_autocompact and turn.segment not in seen_segments:
+            seen_segments.add(turn.segment)
+            if turn.segment not in recorded_segments:
+                unrecorded.append(
+                    PredictedFire(
+                        turn_index,
+                        turn.uuid,
+                        turn.estimated_before,
+                        thresholds_for(turn.model).autocompact,
+                    )
+                )
+    ladder = thresholds_for(model)
+    notes: list[str] = []
+    if not turns:
+        notes.append("no API response with usage in this transcript")
+    return ReplayReport(
+        transcript=transcript,
+        model=model,
+        thresholds=ladder,
+        turns=tuple(turns),
+        compactions=tuple(compactions),
+        unrecorded_fires=tuple(unrecorded),
+        final_tokens=meter.count,
+        final_method=meter.method,
+        messages=len(messages),
+        notes=tuple(notes),
+    )
+
+
+def _judge(
+    entry: Entry,
+    trigger: str | None,
+    recorded: int | None,
+    estimate: int,
+    threshold: int,
+    segment_fire: int | None,
+    turns: Sequence[TurnPoint],
+) -> ReplayCompaction:
+    agrees: bool | None = None
+    if trigger == "auto":
+        fires_here = estimate >= threshold
+        earlier = segment_fire is not None
+        close = recorded is None or abs(estimate - recorded) <= AGREEMENT_TOLERANCE * recorded
+        agrees = fires_here and not earlier and close
+        if earlier:
+            assert segment_fire is not None
+            note = (
+                f"the replay would have fired {len(turns) - segment_fire} call(s) earlier, at "
+                f"{turns[segment_fire].estimated_before:,} tokens"
+            )
+        elif not fires_here:
+            note = f"the replay stays below the threshold here ({estimate:,} < {threshold:,})"
+        elif not close:
+            note = f"fires here, but the estimate is off by {estimate - (recorded or 0):+,} tokens"
+        else:
+            note = f"fires here, estimate {estimate - (recorded or 0):+,} tokens from the record"
+    elif trigger == "manual":
+        note = "a manual /compact: no threshold involved"
+    else:
+        note = "boundary without a trigger"
+    return ReplayCompaction(
+        uuid=entry.uuid,
+        line=entry.line,
+        timestamp=entry.timestamp,
+        trigger=trigger,
+        recorded_pre_tokens=recorded,
+        estimated_pre_tokens=estimate,
+        threshold=threshold,
+        first_predicted_turn=segment_fire,
+        agrees=agrees,
+        note=note,
+    )
+
+
+def replay_transcript(
+    transcript: Transcript,
+    *,
+    thresholds_for: Callable[[str | None], Thresholds],
+    default_model: str,
+) -> ReplayReport:
+    """Replay a loaded transcript's main chain."""
+    return replay_messages(
+        transcript.messages,
+        thresholds_for=thresholds_for,
+        default_model=default_model,
+        transcript=transcript.path,
+        sidechain=transcript.is_subagent,
+    )
+
+
+def _output(usage: Mapping[str, Any]) -> int:
+    value = usage.get("output_tokens")
+    return value if isinstance(value, int) else 0

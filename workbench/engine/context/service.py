@@ -1,0 +1,372 @@
+"""`engine.context`: transcripts, the gauge, replays, compaction previews and session memory
+for one project, with paths and environment taken from the engine."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from workbench.engine.context.models import DEFAULT_MODEL, resolve_alias
+from workbench.engine.context.thresholds import GlobalConfig, Thresholds, compute_thresholds
+from workbench.engine.errors import NotFoundError, UserInputError
+
+if TYPE_CHECKING:
+    from workbench.engine.context.compaction.preview import CompactPreview
+    from workbench.engine.context.follow import TranscriptFollower
+    from workbench.engine.context.gauge import GaugeReport
+    from workbench.engine.context.replay import ReplayReport
+    from workbench.engine.context.session_memory import SessionMemoryReport
+    from workbench.engine.context.transcript import SessionInfo, Transcript
+    from workbench.engine.engine import Engine
+
+_MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
+
+
+@dataclass(frozen=True)
+class TokenMeasurements:
+    """The same messages counted three ways, side by side."""
+
+    messages: int
+    claude_code_estimate: int
+    """`tokenCountWithEstimation`: what Claude Code itself uses."""
+    rough_estimate: int
+    """The rough estimate of every message (no usage anchor)."""
+    tiktoken_cl100k: int | None
+    api_count: int | None
+    api_error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "messages": self.messages,
+            "claude_code_estimate": self.claude_code_estimate,
+            "rough_estimate": self.rough_estimate,
+            "tiktoken_cl100k": self.tiktoken_cl100k,
+            "api_count": self.api_count,
+            "api_error": self.api_error,
+        }
+
+
+class ContextService:
+    """Claude Code's view of the context window for the engine's project."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._thresholds: dict[str, Thresholds] = {}
+        self._sessions: dict[str, tuple[tuple[int, int], SessionInfo]] = {}
+
+    # --- configuration --------------------------------------------------------------------
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        return self.engine.env
+
+    @property
+    def transcripts_dir(self) -> str:
+        return self.engine.locations.transcripts_dir
+
+    @cached_property
+    def global_config(self) -> GlobalConfig:
+        """Claude Code's global config (auto-compact switch, 1M experiment)."""
+        from workbench.engine.context.thresholds import load_global_config
+
+        return load_global_config(self.env, self.engine.locations.config_home)
+
+    def thresholds(self, model: str | None = None) -> Thresholds:
+        """The ladder for `model` (default Sonnet 4.6) under this engine's environment."""
+        name = resolve_alias(model) if model else DEFAULT_MODEL
+        if name not in self._thresholds:
+            self._thresholds[name] = compute_thresholds(
+                name, env=self.env, config=self.global_config
+            )
+        return self._thresholds[name]
+
+    # --- transcripts ----------------------------------------------------------------------
+
+    def sessions(self) -> list[SessionInfo]:
+        """The project's sessions, newest first (unchanged files are not re-read)."""
+        from workbench.engine.context.transcript import session_files, session_info
+
+        out: list[SessionInfo] = []
+        for path in session_files(self.transcripts_dir):
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            key = (stat.st_size, stat.st_mtime_ns)
+            cached = self._sessions.get(str(path))
+            if cached is None or cached[0] != key:
+                cached = (key, session_info(path))
+                self._sessions[str(path)] = cached
+            out.append(cached[1])
+        return out
+
+    def resolve_transcript(
+        self, transcript: str | None = None, *, session: str | None = None, latest: bool = False
+    ) -> Path:
+        """A transcript path from a path, a session id (or unique prefix), or the newest."""
+        from workbench.engine.context.transcript import session_files
+
+        if transcript:
+            candidate = Path(transcript).expanduser()
+            if candidate.exists():
+                return candidate
+            if os.sep in transcript or transcript.endswith(".jsonl"):
+                raise NotFoundError(f"no transcript at {transcript}")
+            session = transcript  # a bare name: treat it as a session id
+        files = session_files(self.transcripts_dir)
+        if session:
+            if "/" in session or session in (".", ".."):
+                raise UserInputError(f"not a session id: {session!r}")
+            exact = [p for p in files if p.stem == session]
+            matches = exact or [p for p in files if p.stem.startswith(session)]
+            if len(matches) == 1:
+                return matches[0]
+            if not matches:
+                raise NotFoundError(f"no session {session!r} in {self.transcripts_dir}")
+            raise UserInputError(
+                f"session prefix {session!r} matches {len(matches)} sessions; give more of it"
+            )
+        if not files:
+            raise NotFoundError(f"no sessions for this project in {self.transcripts_dir}")
+        return files[0]
+
+    def load(self, path: str | os.PathLike[str]) -> Transcript:
+        """Read a whole transcript."""
+        from workbench.engine.context.transcript import Transcript
+
+        return Transcript.load(path)
+
+    # --- the gauge ------------------------------------------------------------------------
+
+    def gauge(
+        self,
+        transcript: str | None = None,
+        *,
+        session: str | None = None,
+        latest: bool = False,
+        model: str | None = None,
+    ) -> GaugeReport:
+        """The gauge for a transcript, read from its end."""
+        from workbench.engine.context.gauge import (
+            gauge_from_messages,
+            read_gauge_tail,
+            tail_problems,
+        )
+
+        path = self.resolve_transcript(transcript, session=session, latest=latest)
+        tail = read_gauge_tail(path)
+        chosen = model or tail.model
+        source = "flag" if model else ("transcript" if tail.model else "default")
+        return gauge_from_messages(
+            tail.messages,
+            self.thresholds(chosen),
+            transcript=str(path),
+            session_id=path.stem,
+            model_source=source,
+            compactions=tail.compactions,
+            size_bytes=tail.size_bytes,
+            bytes_read=tail.bytes_read,
+            read_mode=tail.mode,
+            problems=tail_problems(tail),
+        )
+
+    def follower(
+        self,
+        transcript: str | None = None,
+        *,
+        session: str | None = None,
+        latest: bool = False,
+        model: str | None = None,
+    ) -> TranscriptFollower:
+        """A follower that keeps the gauge current as the transcript grows."""
+        from workbench.engine.context.follow import TranscriptFollower
+
+        path = self.resolve_transcript(transcript, session=session, latest=latest)
+        return TranscriptFollower(
+            path, self.thresholds, model_override=model, default_model=DEFAULT_MODEL
+        )
+
+    def statusline(self, payload: Mapping[str, Any]) -> tuple[str, GaugeReport | None]:
+        """The one-line gauge for Claude Code's status-line hook input."""
+        path = payload.get("transcript_path")
+        model_info = payload.get("model")
+        model = model_info.get("id") if isinstance(model_info, Mapping) else model_info
+        model = model if isinstance(model, str) and model else None
+        if not isinstance(path, str) or not path:
+            raise UserInputError("the status-line input has no transcript_path")
+        if not Path(path).exists():
+            ladder = self.thresholds(model)
+            target = ladder.autocompact if ladder.auto_compact_enabled else ladder.effective_window
+            return f"ctx 0/{target // 1000}k · new session", None
+        report = self.gauge(path, model=model)
+        return report.status_line(), report
+
+    # --- analysis -------------------------------------------------------------------------
+
+    def replay(
+        self, transcript: str | os.PathLike[str], *, model: str | None = None
+    ) -> ReplayReport:
+        """Turn-by-turn context sizes and where auto-compaction would fire."""
+        from workbench.engine.context.replay import replay_transcript
+
+        loaded = self.load(transcript)
+
+        def ladder(name: str | None) -> Thresholds:
+            return self.thresholds(model or name)
+
+        return replay_transcript(
+            loaded, thresholds_for=ladder, default_model=model or loaded.model or DEFAULT_MODEL
+        )
+
+    def measure(
+        self,
+        transcript: str | os.PathLike[str],
+        *,
+        tiktoken: bool = True,
+        api: bool = False,
+        model: str | None = None,
+    ) -> TokenMeasurements:
+        """Count the messages after the last boundary with Claude Code's estimate, cl100k
+        and (with a key) the count-tokens endpoint."""
+        from workbench.engine.context.tokens import (
+            rough_tokens_for_messages,
+            tiktoken_count_messages,
+            token_count_with_estimation,
+        )
+
+        loaded = self.load(transcript)
+        messages = loaded.current_messages()
+        api_count = None
+        api_error = None
+        if api:
+            import asyncio
+
+            from workbench.engine.context.tokens import api_count_tokens
+            from workbench.engine.llm.errors import LLMError
+
+            try:
+                api_count = asyncio.run(
+                    api_count_tokens(
+                        messages, model=model or loaded.model or DEFAULT_MODEL, env=self.env
+                    )
+                )
+            except LLMError as exc:
+                api_error = str(exc)
+        return TokenMeasurements(
+            messages=len(messages),
+            claude_code_estimate=token_count_with_estimation(messages),
+            rough_estimate=rough_tokens_for_messages(messages),
+            tiktoken_cl100k=tiktoken_count_messages(messages) if tiktoken else None,
+            api_count=api_count,
+            api_error=api_error,
+        )
+
+    def compact_preview(
+        self,
+        transcript: str | os.PathLike[str],
+        *,
+        session_memory_file: str | None = None,
+        last_summarized: str | None = None,
+        model: str | None = None,
+        summary_file: str | None = None,
+        ptl_gap: int | None = None,
+        include_request: bool = False,
+        now: datetime | None = None,
+    ) -> CompactPreview:
+        """Every compaction previewed on the transcript's current messages."""
+        from workbench.engine.context.compaction.preview import build_compact_preview
+        from workbench.engine.context.session_memory import effective_template
+
+        loaded = self.load(transcript)
+        messages = loaded.current_messages()
+        notes_path = session_memory_file or str(
+            Path(loaded.path).with_suffix("") / "session-memory" / "summary.md"
+        )
+        notes = _read_optional(notes_path)
+        if session_memory_file and notes is None:
+            raise NotFoundError(f"no session-memory file at {session_memory_file}")
+        summary = None
+        if summary_file:
+            summary = _read_optional(summary_file)
+            if summary is None:
+                raise NotFoundError(f"no summary file at {summary_file}")
+        template, _ = effective_template(self.engine.locations.config_home)
+        loc = self.engine.locations
+        return build_compact_preview(
+            messages,
+            thresholds=self.thresholds(model or loaded.model),
+            env=self.env,
+            notes=notes,
+            notes_path=notes_path if notes is not None else None,
+            template=template,
+            last_summarized_uuid=last_summarized,
+            transcript_path=loaded.path,
+            now=now or datetime.now(tz=UTC),
+            project_root=loc.project_root,
+            excluded_paths=self._memory_file_paths(),
+            plan_dir=os.path.join(loc.config_home, "plans"),
+            skill_dirs=(
+                os.path.join(loc.project_root, ".claude", "skills"),
+                os.path.join(loc.config_home, "skills"),
+            ),
+            summary=summary,
+            summary_source=summary_file,
+            ptl_gap=ptl_gap,
+            include_request=include_request,
+        )
+
+    def _memory_file_paths(self) -> list[str]:
+        """CLAUDE.md-type files Claude Code loads anyway (never restored as attachments)."""
+        loc = self.engine.locations
+        return [
+            os.path.join(loc.config_home, "CLAUDE.md"),
+            os.path.join(loc.project_root, "CLAUDE.md"),
+            os.path.join(loc.project_root, ".claude", "CLAUDE.md"),
+            os.path.join(loc.project_root, "CLAUDE.local.md"),
+            _MANAGED_CLAUDE_MD,
+            loc.entrypoint,
+            loc.team_entrypoint,
+        ]
+
+    # --- session memory -------------------------------------------------------------------
+
+    def session_memory_path(self, session_id: str) -> str:
+        """`<projects>/<project>/<session>/session-memory/summary.md`."""
+        return self.engine.locations.session_memory_path(session_id)
+
+    def session_memory(
+        self,
+        *,
+        session: str | None = None,
+        file: str | None = None,
+        trigger: str | None = None,
+    ) -> SessionMemoryReport:
+        """The notes of a session (default: the newest) against their limits; with `trigger`,
+        also where an update would fire over that transcript."""
+        from dataclasses import replace
+
+        from workbench.engine.context.session_memory import evaluate_trigger, read_session_memory
+
+        if file:
+            path = file
+        else:
+            transcript = self.resolve_transcript(session=session, latest=session is None)
+            path = str(transcript.with_suffix("") / "session-memory" / "summary.md")
+        report = read_session_memory(path, self.engine.locations.config_home)
+        if trigger:
+            trigger_path = self.resolve_transcript(trigger)
+            loaded = self.load(trigger_path)
+            report = replace(report, trigger=evaluate_trigger(loaded.messages))
+        return report
+
+
+def _read_optional(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
