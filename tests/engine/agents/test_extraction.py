@@ -383,3 +383,50 @@ def test_cursor_not_found_counts_every_message(llm_engine: Engine, simple_sessio
     agent.cursors.save(Path(simple_session).stem, CursorState("compacted-away"))
     the_plan = agent.plan(str(simple_session))
     assert the_plan.step.new_message_count == 4
+
+
+async def test_reading_an_old_memory_carries_the_freshness_note(
+    llm_engine: Engine, simple_session: Path, fake_messages_api: FakeMessagesAPI
+) -> None:
+    memory = memory_dir(llm_engine)
+    old = memory / "feedback_testing.md"
+    ten_days_ago = old.stat().st_mtime - 10 * 86_400
+    os.utime(old, (ten_days_ago, ten_days_ago))
+    fake_messages_api.reply_tool_use(
+        [
+            ("Read", {"file_path": str(old)}),
+            ("Read", {"file_path": str(memory / "MEMORY.md")}),
+            ("Read", {"file_path": str(Path(llm_engine.locations.project_root) / "README.md")}),
+        ]
+    )
+    fake_messages_api.reply_text("nothing to save")
+    agent, the_plan = plan(llm_engine, simple_session)
+    result = await agent.run(the_plan, mode="propose")
+    stale, fresh, project = (c["content"] for c in result.to_json()["tool_calls"])
+    assert stale.startswith("<system-reminder>This memory was saved 10 days ago.")
+    assert fresh.startswith("     1\t") and project.startswith("     1\t")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic notes the odd input on dump
+async def test_tool_input_that_is_not_an_object_is_an_error_result(
+    llm_engine: Engine, simple_session: Path, fake_messages_api: FakeMessagesAPI
+) -> None:
+    from fakes.messages_api import ScriptedReply
+
+    memory = memory_dir(llm_engine)
+    fake_messages_api.reply(
+        ScriptedReply(
+            content=[
+                {"type": "tool_use", "id": "toolu_bad1", "name": "Write", "input": "{not json"},
+                {"type": "tool_use", "id": "toolu_bad2", "name": "Edit", "input": None},
+            ],
+            stop_reason="tool_use",
+        )
+    )
+    fake_messages_api.reply_text("gave up")
+    agent, the_plan = plan(llm_engine, simple_session)
+    result = await agent.run(the_plan, mode="apply")
+    calls = result.to_json()["tool_calls"]
+    assert [c["is_error"] for c in calls] == [True, True]
+    assert result.changes == ()
+    assert sorted(p.name for p in memory.iterdir()) == ["MEMORY.md", "feedback_testing.md"]

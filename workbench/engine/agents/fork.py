@@ -172,6 +172,22 @@ def redact_tree(value: Any) -> Any:
     return value
 
 
+def freshness_for(engine: Engine) -> Callable[[str], str]:
+    """Claude Code prepends the memory freshness note when Read opens an old memory file."""
+    from workbench.engine.recall.freshness import freshness_note, memory_age_days
+
+    def note(path: str) -> str:
+        if not engine.locations.is_auto_mem_path(path):
+            return ""
+        try:
+            mtime_ms = os.stat(path).st_mtime_ns / 1_000_000
+        except OSError:
+            return ""  # a file staged in this run is new, so it is fresh
+        return freshness_note(memory_age_days(mtime_ms))
+
+    return note
+
+
 def secret_check_for(engine: Engine) -> Callable[[str, str], str | None]:
     """The write-time team secret guard, as the tools call it before staging."""
 
@@ -194,7 +210,9 @@ async def run_fork(
     """Run the agent loop with the local tools; writes stay staged in `workspace`."""
     from workbench.engine.llm import run_tool_loop
 
-    tools = AgentTools(workspace, secret_check=secret_check_for(engine))
+    tools = AgentTools(
+        workspace, secret_check=secret_check_for(engine), note_for_read=freshness_for(engine)
+    )
 
     def permission(call: Any) -> str | None:
         decision = can_use_tool(call.name, call.input)
