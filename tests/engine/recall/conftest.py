@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -108,6 +107,3 @@ def tidy_folder(memory_folder: MemoryFolder) -> MemoryFolder:
         age_days=5,
     )
     return f
-
-
-CallableFolder = Callable[..., Path]
