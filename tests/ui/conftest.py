@@ -152,3 +152,13 @@ async def settle(app: WorkbenchApp, pilot) -> None:  # type: ignore[no-untyped-d
 async def _finished(worker) -> None:  # type: ignore[no-untyped-def]
     with contextlib.suppress(WorkerCancelled, WorkerFailed):
         await worker.wait()
+
+
+class Toasts(list):  # type: ignore[type-arg]
+    """A `message_hook` that keeps every notification the app shows."""
+
+    def __call__(self, message: object) -> None:
+        from textual.notifications import Notify
+
+        if isinstance(message, Notify):
+            self.append(message.notification)

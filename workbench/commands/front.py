@@ -78,21 +78,28 @@ def run_demo(args: argparse.Namespace) -> int:
 
     settings = load_front_settings(args)
     sample_name = getattr(args, "sample", DEFAULT_SAMPLE)
-    with tempfile.TemporaryDirectory(prefix="workbench-demo-") as folder:
-        sample = install_sample(sample_name, folder)
-        # Changes made in the demo (and their undo history) stay inside the temporary folder.
-        os.environ["WORKBENCH_HOME"] = os.path.join(folder, "workbench-home")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
-        engine = Engine.open(
-            sample.project_root,
-            config_home=str(sample.config_home),
-            memory_dir=option(args, "memory_dir"),
-            env=env,
-        )
-        with demo_services(sample, engine):
-            from workbench.ui.app import make_app
+    previous_home = os.environ.get("WORKBENCH_HOME")
+    try:
+        with tempfile.TemporaryDirectory(prefix="workbench-demo-") as folder:
+            sample = install_sample(sample_name, folder)
+            # Changes made in the demo (and their undo history) stay inside the temporary folder.
+            os.environ["WORKBENCH_HOME"] = os.path.join(folder, "workbench-home")
+            env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
+            engine = Engine.open(
+                sample.project_root,
+                config_home=str(sample.config_home),
+                memory_dir=option(args, "memory_dir"),
+                env=env,
+            )
+            with demo_services(sample, engine):
+                from workbench.ui.app import make_app
 
-            make_app(engine, settings, demo_name=sample.name).run()
+                make_app(engine, settings, demo_name=sample.name).run()
+    finally:
+        if previous_home is None:
+            os.environ.pop("WORKBENCH_HOME", None)
+        else:
+            os.environ["WORKBENCH_HOME"] = previous_home
     return ExitCode.OK
 
 

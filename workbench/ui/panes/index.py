@@ -59,15 +59,16 @@ def entry_prompt(entry: IndexEntry, width: int) -> Content:
     mark, mark_style = ("✓", "$index-loaded") if entry.loaded else ("✗", "$index-dropped")
     text_style = "" if entry.loaded else "$text-muted strike"
     notes: list[Content] = []
+    # Problems go before the text: long lines are cut off at the pane's edge.
     if entry.target_exists is False:
-        notes.append(Content.styled("  missing file", "bold $index-dangling"))
+        notes.append(Content.styled("missing file ", "bold $index-dangling"))
     if len(entry.text) > LONG_LINE:
-        notes.append(Content.styled(f"  long ({len(entry.text)})", "$lint-warning"))
+        notes.append(Content.styled(f"long ({len(entry.text)}) ", "$lint-warning"))
     return Content.assemble(
         (f"{entry.line:>{width}} ", "$text-muted"),
         (f"{mark} ", mark_style),
-        (entry.text, text_style),
         *notes,
+        (entry.text, text_style),
     )
 
 

@@ -169,6 +169,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         for widget in self.query("Input, TextArea"):
             widget.cursor_blink = self.cursor_blink  # type: ignore[attr-defined]
         self._apply_raw()
+        self.query_one("#field-body", TextArea).border_title = "Body (markdown)"
         self._initial = self.draft()
         first = self.query_one("#field-body" if self.raw else "#field-name")
         first.focus()
@@ -243,6 +244,18 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         )
         findings = [f for f in lint_file(facts) if f.rule != "memory-stale"]
         if not draft.raw:
+            if draft.memory_type is None:
+                # The form composes an empty type; say what to do rather than quote ''.
+                findings = [f for f in findings if not f.rule.startswith("type-")]
+                findings.insert(
+                    0,
+                    LintFinding(
+                        facts.path,
+                        "type-missing",
+                        "error",
+                        "choose a type: " + ", ".join(MEMORY_TYPES),
+                    ),
+                )
             if not draft.name:
                 findings.insert(
                     0, LintFinding(facts.path, "name-missing", "error", "a memory needs a name")

@@ -30,11 +30,12 @@ class StatusLine(Widget):
 
     def render(self) -> Content:
         parts: list[Content] = [Content.styled(f" {self.project} ", "bold $text-primary")]
+        # The folder goes last: on a narrow terminal it is the part worth losing.
         for value, style in (
-            (self.memory_dir, "$text-muted"),
             (self.counts, ""),
             (self.last_action, "$text-accent"),
             (self.engine_path, "$text-muted"),
+            (self.memory_dir, "$text-muted"),
         ):
             if value:
                 parts.append(Content.styled(" │ ", "$text-muted"))

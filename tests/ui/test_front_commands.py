@@ -1,0 +1,88 @@
+"""`workbench tui` / bare `workbench` and `workbench demo`, with the app's run loop stubbed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import build_project
+from workbench.cli import main
+from workbench.ui.app import WorkbenchApp
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[WorkbenchApp]:
+    """Apps the CLI built and ran; `run` records instead of taking over the terminal."""
+    apps: list[WorkbenchApp] = []
+
+    def fake_run(self: WorkbenchApp, *args: object, **kwargs: object) -> None:
+        apps.append(self)
+        memory_dir = Path(self.engine.locations.memory_dir)
+        self.seen_files = sorted(p.name for p in memory_dir.rglob("*.md"))  # type: ignore[attr-defined]
+        self.seen_home = os.environ.get("WORKBENCH_HOME")  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(WorkbenchApp, "run", fake_run)
+    return apps
+
+
+def test_bare_workbench_opens_the_app_on_the_project(tmp_path: Path, opened, monkeypatch):
+    project = build_project(tmp_path)
+    monkeypatch.chdir(project.root)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(project.config_home))
+    assert main([]) == 0
+    assert len(opened) == 1
+    assert opened[0].engine.locations.memory_dir == str(project.memory_dir) + "/"
+
+
+def test_tui_takes_the_common_options_and_a_theme(tmp_path: Path, opened):
+    project = build_project(tmp_path)
+    code = main(
+        [
+            "tui",
+            "--project",
+            str(project.root),
+            "--config-home",
+            str(project.config_home),
+            "--theme",
+            "workbench-paper",
+        ]
+    )
+    assert code == 0
+    app = opened[0]
+    assert app.settings.theme == "workbench-paper"
+    assert app.theme == "workbench-paper"
+    assert "user_role.md" in app.seen_files  # type: ignore[attr-defined]
+
+
+def test_tui_on_a_missing_folder_is_a_clean_error(tmp_path: Path, opened, capsys):
+    assert main(["tui", "--project", str(tmp_path / "nope")]) == 2
+    assert "project folder not found" in capsys.readouterr().err
+    assert opened == []
+
+
+def test_broken_config_is_a_clean_error(opened, capsys, tmp_path: Path):
+    Path(os.environ["WORKBENCH_CONFIG"]).write_text("theme = [\n", encoding="utf-8")
+    assert main(["tui", "--project", str(tmp_path)]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sample", ["warnings", "healthy"])
+def test_demo_installs_a_sample_and_removes_it_on_quit(sample: str, opened):
+    before_home = os.environ.get("WORKBENCH_HOME")
+    args = ["demo"] if sample == "warnings" else ["demo", "--sample", sample]
+    assert main(args) == 0
+    app = opened[0]
+    assert app.demo_name == sample
+    memory_dir = Path(app.engine.locations.memory_dir)
+    assert "MEMORY.md" in app.seen_files  # type: ignore[attr-defined]
+    # Everything, including the demo's undo history, lived in the temporary folder.
+    assert app.seen_home.startswith(str(memory_dir).split("/claude-home/")[0])  # type: ignore[attr-defined]
+    assert not memory_dir.exists()
+    assert os.environ.get("WORKBENCH_HOME") == before_home
+
+
+def test_demo_with_an_unknown_sample_is_a_clean_error(opened, capsys):
+    assert main(["demo", "--sample", "nope"]) == 2
+    assert "no sample project named 'nope'" in capsys.readouterr().err

@@ -1,0 +1,137 @@
+"""Bindings with ids, the keymap from config, the palette and the help screen."""
+
+from __future__ import annotations
+
+from textual.app import SystemCommand
+
+from tests.ui.conftest import Toasts, settle
+from workbench.ui.actions import ACTIONS, PANES, specs, unknown_keymap_ids
+from workbench.ui.screens.editor import MemoryEditorScreen
+from workbench.ui.screens.help import HelpScreen
+from workbench.ui.screens.main import MainScreen
+
+SIZE = (130, 40)
+
+
+def test_every_action_is_declared_once_with_a_kebab_id_and_a_category():
+    ids = [spec.id for spec in ACTIONS]
+    assert len(ids) == len(set(ids))
+    for spec in ACTIONS:
+        assert spec.id == spec.id.lower() and " " not in spec.id and "_" not in spec.id
+        category, _, action = spec.title.partition(": ")
+        assert category and action, spec.title
+    assert len([s for s in specs("main") if s.show]) + len([s for s in specs("app") if s.show]) <= 7
+    assert unknown_keymap_ids({"new-memory": "x", "nwe-memory": "y"}) == ["nwe-memory"]
+
+
+def test_every_pane_has_a_jump_action():
+    assert {
+        spec.id for spec in ACTIONS if spec.id.startswith("show-") and spec.id != "show-help"
+    } == {f"show-{pane}" for pane, _, _ in PANES}
+
+
+def test_every_action_method_exists():
+    from workbench.ui.app import WorkbenchApp
+
+    owners = {"app": WorkbenchApp, "main": MainScreen, "editor": MemoryEditorScreen}
+    for spec in ACTIONS:
+        name = spec.action.split("(", 1)[0]
+        owner = owners[spec.scope]
+        assert hasattr(owner, f"action_{name}") or name == "quit", spec
+
+
+async def test_palette_offers_every_applicable_action(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        expected = {spec.title for spec in ACTIONS if spec.scope in ("app", "main")}
+        # The fixture index has a dangling link and an orphan but no long line.
+        expected.discard("Index: Shorten long lines")
+        assert expected <= titles
+        assert "Index: Shorten long lines" not in titles
+        assert {"Theme", "Keys", "Quit", "Screenshot"} <= titles  # Textual's own stay
+
+
+async def test_palette_runs_a_pane_jump(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"Show MEMORY.md load")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.active_pane == "index"
+
+
+async def test_palette_opens_a_memory_by_name(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"grafana boards")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen.tree.selected_path == "reference_dashboards.md"
+
+
+async def test_keymap_from_config_rebinds_by_id(memory_project, app_factory):
+    app = app_factory(memory_project, keymap={"new-memory": "ctrl+n", "show-index": "f6"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("f6")
+        await settle(app, pilot)
+        assert app.screen.active_pane == "index"
+        await pilot.press("ctrl+n")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MemoryEditorScreen)
+
+
+async def test_unknown_keymap_ids_are_reported(memory_project, app_factory):
+    app = app_factory(memory_project, keymap={"nwe-memory": "ctrl+n"})
+    toasts = Toasts()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=toasts) as pilot:
+        await settle(app, pilot)
+    assert any("nwe-memory" in toast.message for toast in toasts)
+
+
+async def test_help_lists_every_binding_id_with_its_current_keys(memory_project, app_factory):
+    app = app_factory(memory_project, keymap={"undo-change": "z"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f1")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one(".help-bindings").render())
+        for spec in ACTIONS:
+            assert spec.id in text
+        undo_row = next(line for line in text.splitlines() if "undo-change" in line)
+        assert undo_row.split()[0] == "z"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_edit_actions_are_disabled_without_a_selection(tmp_path, app_factory):
+    from tests.ui.conftest import build_project
+
+    project = build_project(tmp_path)
+    for path in project.memory_dir.rglob("*.md"):
+        if path.name != "MEMORY.md":
+            path.unlink()
+    app = app_factory(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.check_action("delete_memory", ()) is None
+        assert screen.check_action("new_memory", ()) is True
+        commands: list[SystemCommand] = list(app.get_system_commands(screen))
+        assert "Memory: Delete memory" not in {c.title for c in commands}
