@@ -7,7 +7,6 @@ each pick, near misses with what kept them out, freshness, and the exact text in
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -404,6 +403,8 @@ class RecallService:
 
     def run(self, query: str, **kwargs: object) -> RecallResult:
         """`recall` for callers without an event loop (the CLI)."""
+        import asyncio
+
         return asyncio.run(self.recall(query, **kwargs))  # type: ignore[arg-type]
 
     # --- sessions and lint ----------------------------------------------------------------
