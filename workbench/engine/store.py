@@ -443,6 +443,11 @@ class MemoryStore:
         for team in (False, True):
             findings.extend(self._index_findings(team))
         findings.extend(self._team_secret_findings())
+        # Recall's view: generic or duplicated descriptions the selector cannot tell apart
+        # (a missing description is already reported above).
+        findings.extend(
+            f for f in self.engine.recall.lint_descriptions() if f.rule != "recall-description-missing"
+        )
         order = {"error": 0, "warning": 1, "info": 2}
         findings.sort(key=lambda f: (order[f.severity], f.path, f.line or 0, f.rule))
         return findings
