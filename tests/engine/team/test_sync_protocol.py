@@ -131,8 +131,9 @@ def test_state_is_separate_per_server_and_repo(tmp_path: Path):
         store.path_for("http://a:1", "o/r"),
         store.path_for("http://a:2", "o/r"),
         store.path_for("http://a:1", "o/s"),
+        store.path_for("http://a:1", "o/r", "/home/me/clone-2/memory/team/"),
     }
-    assert len(paths) == 3
+    assert len(paths) == 4
 
 
 def test_history_is_bounded():

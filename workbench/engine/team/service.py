@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.team.secrets.guard import check_team_mem_secrets
@@ -26,6 +26,9 @@ from workbench.engine.team.secrets.suppression import Baseline
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
+    from workbench.engine.team.sync_client import TeamSyncClient
+    from workbench.engine.team.sync_models import SyncStatus
+    from workbench.engine.team.watcher import TeamWatcher
 
 
 class TeamService:
@@ -100,3 +103,28 @@ class TeamService:
         if file.is_dir():
             raise UserInputError(f"{path} is a folder; redact one file at a time")
         return self.redact_text(read_text(file))
+
+    # --- sync ------------------------------------------------------------------------------
+
+    def sync_client(
+        self, *, server: str | None = None, repo: str | None = None, **options: Any
+    ) -> TeamSyncClient:
+        """A sync client for the team folder; server, token and repo come from the flags,
+        the engine's environment and the git remote (usage errors when missing)."""
+        from workbench.engine.team.sync_config import open_sync_client
+
+        options.setdefault("scanner", self.scan_for_secrets)
+        return open_sync_client(self.engine, server=server, repo=repo, **options)
+
+    def sync_status(self, *, server: str | None = None, repo: str | None = None) -> SyncStatus:
+        """Local entries against the last known server state, with no network request."""
+        from workbench.engine.team.sync_config import sync_status
+
+        return sync_status(self.engine, server=server, repo=repo, scanner=self.scan_for_secrets)
+
+    def sync_watcher(self, client: TeamSyncClient, *, debounce: float | None = None) -> TeamWatcher:
+        """A watcher that pulls once, then pushes the team folder after edits settle."""
+        from workbench.engine.team.sync_protocol import DEBOUNCE_SECONDS
+        from workbench.engine.team.watcher import TeamWatcher
+
+        return TeamWatcher(client, debounce=DEBOUNCE_SECONDS if debounce is None else debounce)

@@ -1,9 +1,11 @@
-"""What the sync client remembers between runs, per server and repo.
+"""What the sync client remembers between runs, per server, repo and team folder.
 
 Claude Code keeps `lastKnownChecksum`, `serverChecksums`, `serverMaxEntries` and the push
 suppression in memory for one session; the workbench also keeps them on disk (under
 `WORKBENCH_HOME/sync/`) so a CLI push sends only the delta, plus what the UI shows: the hash
 each key had when it was last synced, a history of every sync and of every 412 conflict.
+The team folder is part of the key because the state describes one local copy: two clones of
+the same repo on one machine must not share a `lastKnownChecksum`.
 
 Only hashes, key names, counts and our own messages are stored: never file content, never a
 token, never a secret's text.
@@ -32,6 +34,7 @@ class SyncState:
 
     server: str
     repo: str
+    team_dir: str = ""
     last_known_checksum: str | None = None
     server_checksums: dict[str, str] = field(default_factory=dict)
     server_max_entries: int | None = None
@@ -68,6 +71,7 @@ class SyncState:
             "version": STATE_VERSION,
             "server": self.server,
             "repo": self.repo,
+            "teamDir": self.team_dir,
             "lastKnownChecksum": self.last_known_checksum,
             "serverChecksums": dict(self.server_checksums),
             "serverMaxEntries": self.server_max_entries,
@@ -79,9 +83,9 @@ class SyncState:
         }
 
     @classmethod
-    def from_json(cls, data: Any, server: str, repo: str) -> SyncState:
+    def from_json(cls, data: Any, server: str, repo: str, team_dir: str = "") -> SyncState:
         """Rebuild state from disk, dropping anything malformed rather than failing."""
-        state = cls(server=server, repo=repo)
+        state = cls(server=server, repo=repo, team_dir=team_dir)
         if not isinstance(data, dict):
             return state
         checksum = data.get("lastKnownChecksum")
@@ -134,26 +138,26 @@ class SyncStateStore:
             self._root.mkdir(parents=True, exist_ok=True, mode=0o700)
         return self._root
 
-    def path_for(self, server: str, repo: str) -> Path:
-        """The state file for this pair: a readable name plus a hash that keeps it unique."""
+    def path_for(self, server: str, repo: str, team_dir: str = "") -> Path:
+        """The state file for this triple: a readable name plus a hash that keeps it unique."""
         server = normalize_server(server)
-        digest = hashlib.sha256(f"{server}\n{repo}".encode()).hexdigest()[:16]
+        digest = hashlib.sha256(f"{server}\n{repo}\n{team_dir}".encode()).hexdigest()[:16]
         readable = re.sub(r"[^A-Za-z0-9]+", "-", f"{server.split('://')[-1]}-{repo}").strip("-")
         return self.root / f"{readable[:80]}-{digest}.json"
 
-    def load(self, server: str, repo: str) -> SyncState:
+    def load(self, server: str, repo: str, team_dir: str = "") -> SyncState:
         """The saved state, or a fresh one when there is none or it cannot be read."""
         server = normalize_server(server)
         try:
-            raw = self.path_for(server, repo).read_text(encoding="utf-8")
+            raw = self.path_for(server, repo, team_dir).read_text(encoding="utf-8")
             data = json.loads(raw)
         except (OSError, ValueError):
             data = None
-        return SyncState.from_json(data, server, repo)
+        return SyncState.from_json(data, server, repo, team_dir)
 
     def save(self, state: SyncState) -> None:
         """Write the state atomically with private permissions."""
-        path = self.path_for(state.server, state.repo)
+        path = self.path_for(state.server, state.repo, state.team_dir)
         text = json.dumps(state.to_json(), ensure_ascii=False, indent=1, sort_keys=True)
         atomic_write_text(path, text + "\n", mode=0o600)
         os.chmod(path, 0o600)

@@ -1,0 +1,247 @@
+"""`workbench sync …` end to end against the real team server on loopback (spec 05)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import string
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+from workbench.server import TeamServer
+
+TOKEN = "-".join(["cli", "team", "token"])
+PUSH_KEYS = {
+    "status",
+    "uploaded",
+    "batches",
+    "conflict_retries",
+    "skipped_secrets",
+    "skipped_too_large",
+    "max_entries",
+    "error",
+}
+PULL_KEYS = {"status", "written", "skipped", "checksum"}
+STATUS_KEYS = {
+    "server",
+    "repo",
+    "local_entries",
+    "pending",
+    "skipped_secrets",
+    "skipped_too_large",
+    "last_checksum",
+    "suppressed_reason",
+    "history",
+}
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    with TeamServer(tmp_path / "cli.sqlite3", [TOKEN]) as srv:
+        yield srv
+
+
+def make_project(root: Path, name: str, remote: str | None = "git@github.com:acme/widgets.git"):
+    project = root / name
+    (project / ".git").mkdir(parents=True)
+    config = "[core]\n\tbare = false\n"
+    if remote:
+        config += f'[remote "origin"]\n\turl = {remote}\n'
+    (project / ".git" / "config").write_text(config)
+    memory = root / f"{name}-memory"
+    (memory / "team").mkdir(parents=True)
+    return project, memory
+
+
+def run(capsys, project: Path, memory: Path, *args: str) -> tuple[int, dict | None, str]:
+    code = main([*args, "--project", str(project), "--memory-dir", str(memory), "--json"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out.strip() else None), err
+
+
+@pytest.fixture
+def env(monkeypatch, server):
+    monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", TOKEN)
+    monkeypatch.setenv("TEAM_MEMORY_SYNC_URL", server.url)
+
+
+def test_push_status_pull_round_trip(tmp_path, capsys, env, server):
+    project, memory = make_project(tmp_path, "alice")
+    (memory / "team" / "deploys.md").write_text("Ship on Tuesdays.\n")
+    (memory / "team" / "ci.md").write_text("CI runs on every push.\n")
+
+    code, status, _ = run(capsys, project, memory, "sync", "status")
+    assert code == 0 and STATUS_KEYS <= set(status)
+    assert status["repo"] == "acme/widgets" and status["server"] == server.url
+    assert status["local_entries"] == 2 and status["pending"] == ["ci.md", "deploys.md"]
+
+    code, pushed, _ = run(capsys, project, memory, "sync", "push")
+    assert code == 0 and PUSH_KEYS <= set(pushed)
+    assert pushed["status"] == "ok" and pushed["uploaded"] == 2 and pushed["error"] is None
+
+    code, status, _ = run(capsys, project, memory, "sync", "status")
+    assert status["pending"] == [] and status["last_checksum"].startswith("sha256:")
+    assert [h["operation"] for h in status["history"]] == ["push"]
+
+    other, other_memory = make_project(tmp_path, "bob")
+    code, pulled, _ = run(capsys, other, other_memory, "sync", "pull")
+    assert code == 0 and PULL_KEYS <= set(pulled)
+    assert pulled["status"] == "ok" and pulled["written"] == 2
+    assert (other_memory / "team" / "deploys.md").read_text() == "Ship on Tuesdays.\n"
+    code, again, _ = run(capsys, other, other_memory, "sync", "pull")
+    assert again["status"] == "not_modified" and again["written"] == 0
+
+
+def test_flags_override_the_environment(tmp_path, capsys, monkeypatch, server):
+    monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", TOKEN)
+    project, memory = make_project(tmp_path, "p", remote=None)
+    (memory / "team" / "a.md").write_text("a\n")
+    code, pushed, _ = run(
+        capsys, project, memory, "sync", "push", "--server", server.url, "--repo", "acme/other"
+    )
+    assert code == 0 and pushed["uploaded"] == 1
+
+
+@pytest.mark.parametrize(
+    ("unset", "args", "needle"),
+    [
+        ("WORKBENCH_TEAM_TOKEN", (), "WORKBENCH_TEAM_TOKEN"),
+        ("TEAM_MEMORY_SYNC_URL", (), "--server"),
+        (None, ("--repo", "not-a-slug"), "OWNER/NAME"),
+        (None, ("--server", "ftp://example.invalid"), "http"),
+    ],
+)
+@pytest.mark.parametrize("action", ["pull", "push", "watch"])
+def test_missing_or_bad_settings_are_usage_errors(
+    tmp_path, capsys, monkeypatch, env, action, unset, args, needle
+):
+    if unset:
+        monkeypatch.delenv(unset)
+    project, memory = make_project(tmp_path, "p")
+    code, out, err = run(capsys, project, memory, "sync", action, *args)
+    assert code == 2 and out is None
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_github_remote_is_a_usage_error(tmp_path, capsys, env):
+    project, memory = make_project(tmp_path, "p", remote="https://gitlab.com/acme/widgets.git")
+    code, _, err = run(capsys, project, memory, "sync", "status")
+    assert code == 2 and "github.com" in err
+
+
+def test_unreachable_server_exits_2_with_the_result_on_stdout(tmp_path, capsys, monkeypatch):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", TOKEN)
+    project, memory = make_project(tmp_path, "p")
+    (memory / "team" / "a.md").write_text("a\n")
+    code, pushed, err = run(
+        capsys, project, memory, "sync", "push", "--server", f"http://127.0.0.1:{port}"
+    )
+    assert code == 2
+    assert pushed["status"] == "error" and pushed["error"]["kind"] == "network"
+    assert "cannot reach" in err
+
+
+def test_auth_failure_exits_1_then_pushes_stay_suppressed(tmp_path, capsys, monkeypatch, env):
+    monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", "not-the-token")
+    project, memory = make_project(tmp_path, "p")
+    (memory / "team" / "a.md").write_text("a\n")
+    code, pushed, _ = run(capsys, project, memory, "sync", "push")
+    assert code == 1
+    assert pushed["error"]["kind"] == "auth" and pushed["error"]["http_status"] == 401
+    monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", TOKEN)
+    code, pushed, err = run(capsys, project, memory, "sync", "push")
+    assert code == 1 and pushed["status"] == "suppressed" and "--force" in err
+    code, status, _ = run(capsys, project, memory, "sync", "status")
+    assert status["suppressed_reason"] == "http_401"
+    code, pushed, _ = run(capsys, project, memory, "sync", "push", "--force")
+    assert code == 0 and pushed["status"] == "ok"
+
+
+def test_secrets_are_reported_by_path_and_rule_never_by_text(tmp_path, capsys, env):
+    rng = random.Random(3)
+    secret = "gh" + "p_" + "".join(rng.choices(string.ascii_letters + string.digits, k=36))
+    project, memory = make_project(tmp_path, "p")
+    (memory / "team" / "creds.md").write_text(f"token: {secret}\n")
+    (memory / "team" / "fine.md").write_text("fine\n")
+    code, pushed, err = run(capsys, project, memory, "sync", "push")
+    assert code == 0 and pushed["uploaded"] == 1
+    assert pushed["skipped_secrets"] == [
+        {"path": "creds.md", "rule_id": "github-pat", "label": "GitHub PAT"}
+    ]
+    code, status, err2 = run(capsys, project, memory, "sync", "status")
+    assert status["skipped_secrets"] == pushed["skipped_secrets"]
+    for text in (json.dumps(pushed), err, json.dumps(status), err2):
+        assert secret not in text
+
+
+def test_human_output_without_json(tmp_path, capsys, env):
+    project, memory = make_project(tmp_path, "p")
+    (memory / "team" / "a.md").write_text("a\n")
+    assert main(["sync", "push", "--project", str(project), "--memory-dir", str(memory)]) == 0
+    out, _ = capsys.readouterr()
+    assert "Pushed 1 entries to acme/widgets" in out
+    assert main(["sync", "status", "--project", str(project), "--memory-dir", str(memory)]) == 0
+    out, _ = capsys.readouterr()
+    assert "acme/widgets" in out and "in_sync" in out
+
+
+def test_watch_pushes_on_change_and_flushes_on_sigint(tmp_path, server):
+    project, memory = make_project(tmp_path, "p")
+    (memory / "team" / "first.md").write_text("before watching\n")
+    env = {
+        **os.environ,
+        "WORKBENCH_TEAM_TOKEN": TOKEN,
+        "TEAM_MEMORY_SYNC_URL": server.url,
+        "PYTHONUNBUFFERED": "1",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "sync",
+            "watch",
+            "--debounce",
+            "1.0",
+            "--project",
+            str(project),
+            "--memory-dir",
+            str(memory),
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        first = json.loads(proc.stdout.readline())
+        assert first["event"] == "pull" and first["status"] == "empty"
+        time.sleep(0.5)  # let the watcher start delivering events
+        (memory / "team" / "edit.md").write_text("written while watching\n")
+        pushed = json.loads(proc.stdout.readline())
+        assert pushed["event"] == "push" and pushed["status"] == "ok"
+        assert set(pushed["uploaded_keys"]) == {"first.md", "edit.md"}
+        (memory / "team" / "late.md").write_text("written just before Ctrl-C\n")
+        time.sleep(0.4)  # long enough for the event to arrive, shorter than the debounce
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    flushed = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert flushed and flushed[-1]["event"] == "push"
+    assert "late.md" in flushed[-1]["uploaded_keys"]

@@ -1,0 +1,595 @@
+"""The team-memory sync client: pull (server wins per key) and push (local wins), spec 03 §6.
+
+Network calls are async over `httpx.AsyncClient`; the transport is injectable so tests can play
+a hostile or failing server. Disk work (reading the team folder, writing pulled entries) runs
+in worker threads. Pulled overwrites go through the engine's history, so each pull can be
+undone. State (checksums, learned limits, suppression, history) is saved after every operation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from workbench import __version__
+from workbench.engine.errors import PathTraversalError
+from workbench.engine.jsutil import now_iso
+from workbench.engine.team.sync_local import Scanner, read_local_entries
+from workbench.engine.team.sync_models import (
+    KeyState,
+    LocalSnapshot,
+    PullResult,
+    PushResult,
+    SkippedKey,
+    SyncError,
+    SyncStatus,
+)
+from workbench.engine.team.sync_protocol import (
+    ENDPOINT_PATH,
+    MAX_CONFLICT_RETRIES,
+    MAX_FILE_SIZE_BYTES,
+    MAX_RETRIES,
+    REQUEST_TIMEOUT_SECONDS,
+    BodyError,
+    TeamMemoryData,
+    TeamMemoryHashes,
+    batch_delta_by_bytes,
+    entry_hash,
+    etag_from_header,
+    js_sort_key,
+    parse_hashes,
+    parse_team_memory,
+    parse_too_many_entries,
+    put_body,
+    quoted_etag,
+    retry_delay,
+)
+from workbench.engine.team.sync_state import SyncState, SyncStateStore
+
+if TYPE_CHECKING:
+    import httpx
+
+    from workbench.engine.history import History
+
+PULL_WRITE_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class _Fetch:
+    """The outcome of one GET (after retries)."""
+
+    data: TeamMemoryData | None = None
+    not_modified: bool = False
+    empty: bool = False
+    etag: str | None = None
+    error: SyncError | None = None
+    skip_retry: bool = False
+
+
+@dataclass(frozen=True)
+class _Put:
+    """The outcome of one PUT."""
+
+    ok: bool
+    checksum: str | None = None
+    conflict: bool = False
+    max_entries: int | None = None
+    error: SyncError | None = None
+
+
+def classify_transport_error(exc: httpx.TransportError) -> SyncError:
+    """`classifyAxiosError` for requests that got no response."""
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        return SyncError("timeout", None, "the team server did not answer in time")
+    if isinstance(exc, httpx.ConnectError):
+        return SyncError("network", None, f"cannot reach the team server ({_short(exc)})")
+    return SyncError("http", None, f"the connection to the team server failed ({_short(exc)})")
+
+
+def classify_status(status: int, what: str) -> SyncError:
+    """`classifyAxiosError` for an HTTP error status."""
+    if status in (401, 403):
+        return SyncError(
+            "auth", status, f"the team server refused the token (HTTP {status}) on {what}"
+        )
+    return SyncError("http", status, f"the team server answered HTTP {status} to {what}")
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip() or exc.__class__.__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def is_permanent_failure(error: SyncError | None) -> bool:
+    """`isPermanentFailure`: missing token or repo, or any 4xx except 409 and 429."""
+    if error is None:
+        return False
+    if error.kind in ("no_token", "no_repo"):
+        return True
+    status = error.http_status
+    return status is not None and 400 <= status < 500 and status not in (409, 429)
+
+
+class TeamSyncClient:
+    """Pull, push and status for one team folder against one server and repo."""
+
+    def __init__(
+        self,
+        *,
+        server: str,
+        repo: str,
+        token: str,
+        team_dir: str,
+        history: History | None = None,
+        state_store: SyncStateStore | None = None,
+        state: SyncState | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = REQUEST_TIMEOUT_SECONDS,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        rand: Callable[[], float] = random.random,
+        scanner: Scanner | None = None,
+    ) -> None:
+        self.server = server.rstrip("/")
+        self.repo = repo
+        self.team_dir = team_dir if team_dir.endswith(os.sep) else team_dir + os.sep
+        self.history = history
+        self.state_store = state_store if state_store is not None else SyncStateStore()
+        if state is None:
+            state = self.state_store.load(self.server, repo, self.team_dir)
+        self.state = state
+        self._token = token
+        self._transport = transport
+        self._timeout = timeout
+        self._sleep = sleep
+        self._rand = rand
+        self._scanner = scanner
+        self._http: httpx.AsyncClient | None = None
+        self._state_lock = asyncio.Lock()
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    def _client(self) -> httpx.AsyncClient:
+        # Imported on first use: importing httpx also loads its Rich-based CLI, which the
+        # engine must not pull in at import time.
+        import httpx
+
+        if self._http is None:
+            self._http = httpx.AsyncClient(
+                transport=self._transport,
+                timeout=self._timeout,
+                headers={
+                    "Authorization": f"Bearer {self._token}",
+                    "anthropic-beta": "oauth-2025-04-20",
+                    "User-Agent": f"memory-workbench/{__version__}",
+                },
+                follow_redirects=False,
+            )
+        return self._http
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def __aenter__(self) -> TeamSyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    @property
+    def url(self) -> str:
+        return self.server + ENDPOINT_PATH
+
+    def save_state(self) -> None:
+        """Persist the state now."""
+        self.state_store.save(self.state)
+
+    # --- GET --------------------------------------------------------------------------
+
+    async def _get_once(self, etag: str | None) -> _Fetch:
+        import httpx
+
+        headers = {"If-None-Match": quoted_etag(etag)} if etag else {}
+        try:
+            response = await self._client().get(
+                self.url, params={"repo": self.repo}, headers=headers
+            )
+        except httpx.TransportError as exc:
+            return _Fetch(error=classify_transport_error(exc))
+        if response.status_code == 304:
+            return _Fetch(not_modified=True)
+        if response.status_code == 404:
+            return _Fetch(empty=True)
+        if response.status_code != 200:
+            error = classify_status(response.status_code, "the pull")
+            return _Fetch(error=error, skip_retry=error.kind == "auth")
+        try:
+            data = parse_team_memory(response.content)
+        except BodyError as exc:
+            # A body that fails validation is not retried: the server would say it again.
+            return _Fetch(
+                error=SyncError("parse", 200, f"malformed pull response: {exc}"), skip_retry=True
+            )
+        return _Fetch(data=data, etag=etag_from_header(response.headers.get("etag")))
+
+    async def _get_with_retries(self, etag: str | None) -> _Fetch:
+        attempt = 0
+        while True:
+            outcome = await self._get_once(etag)
+            if outcome.error is None or outcome.skip_retry or attempt >= MAX_RETRIES:
+                return outcome
+            attempt += 1
+            await self._sleep(retry_delay(attempt, self._rand))
+
+    async def fetch_hashes(self) -> TeamMemoryHashes | SyncError:
+        """The server's per-key hashes (`?view=hashes`); 404 reads as an empty repo."""
+        import httpx
+
+        try:
+            response = await self._client().get(
+                self.url, params={"repo": self.repo, "view": "hashes"}
+            )
+        except httpx.TransportError as exc:
+            return classify_transport_error(exc)
+        if response.status_code == 404:
+            return TeamMemoryHashes(None, None, {})
+        if response.status_code != 200:
+            return classify_status(response.status_code, "the hashes probe")
+        try:
+            return parse_hashes(response.content)
+        except BodyError as exc:
+            return SyncError("parse", 200, f"malformed hashes response: {exc}")
+
+    # --- pull -------------------------------------------------------------------------
+
+    async def pull(self, *, skip_etag_cache: bool = False) -> PullResult:
+        """Fetch the team memory and write changed entries into the team folder."""
+        etag = None if skip_etag_cache else self.state.last_known_checksum
+        fetched = await self._get_with_retries(etag)
+        if fetched.error is not None:
+            result = PullResult(
+                "error", checksum=self.state.last_known_checksum, error=fetched.error
+            )
+        elif fetched.not_modified:
+            result = PullResult("not_modified", checksum=self.state.last_known_checksum)
+        elif fetched.empty:
+            self.state.last_known_checksum = None
+            self.state.server_checksums.clear()
+            result = PullResult("empty")
+        else:
+            assert fetched.data is not None
+            data = fetched.data
+            self.state.server_checksums = dict(data.entry_checksums or {})
+            self.state.last_known_checksum = data.checksum or fetched.etag
+            written, unchanged, skipped = await self._write_entries(data.entries)
+            result = PullResult(
+                "ok",
+                written=tuple(written),
+                unchanged=unchanged,
+                skipped=tuple(skipped),
+                checksum=self.state.last_known_checksum,
+            )
+        self._record("pull", result.status, result.error, written=len(result.written))
+        self.save_state()
+        return result
+
+    async def _write_entries(
+        self, entries: Mapping[str, str]
+    ) -> tuple[list[str], int, list[SkippedKey]]:
+        group = self.history.new_group() if self.history is not None else ""
+        limit = asyncio.Semaphore(PULL_WRITE_CONCURRENCY)
+
+        async def write(key: str, content: str) -> tuple[str, str, SkippedKey | None]:
+            async with limit:
+                return await asyncio.to_thread(self._write_one, key, content, group)
+
+        outcomes = await asyncio.gather(*(write(k, v) for k, v in entries.items()))
+        written: list[str] = []
+        skipped: list[SkippedKey] = []
+        unchanged = 0
+        for key, what, skip in outcomes:
+            if skip is not None:
+                skipped.append(skip)
+                continue
+            self.state.last_synced[key] = entry_hash(_well_formed(entries[key]))
+            if what == "written":
+                written.append(key)
+            else:
+                unchanged += 1
+        written.sort(key=js_sort_key)
+        skipped.sort(key=lambda s: js_sort_key(s.key))
+        return written, unchanged, skipped
+
+    def _write_one(self, key: str, content: str, group: str) -> tuple[str, str, SkippedKey | None]:
+        from workbench.engine.team.pathsafety import validate_team_mem_key
+
+        try:
+            path = Path(validate_team_mem_key(key, self.team_dir))
+        except PathTraversalError as exc:
+            return key, "skipped", SkippedKey(key, "unsafe_key", str(exc))
+        data = _well_formed(content).encode("utf-8")
+        if len(data) > MAX_FILE_SIZE_BYTES:
+            return key, "skipped", SkippedKey(key, "too_large", f"{len(data)} bytes")
+        try:
+            if path.read_bytes() == data:
+                return key, "unchanged", None  # identical: leave the file (and its mtime) alone
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            return key, "skipped", SkippedKey(key, "write_failed", exc.strerror or "unreadable")
+        try:
+            if self.history is not None:
+                note = f"pulled from {self.repo}"
+                self.history.write(path, data, "sync-pull", note=note, group=group)
+            else:
+                from workbench.engine.atomic import atomic_write_bytes
+
+                atomic_write_bytes(path, data)
+        except OSError as exc:
+            return key, "skipped", SkippedKey(key, "write_failed", exc.strerror or str(exc))
+        return key, "written", None
+
+    # --- push -------------------------------------------------------------------------
+
+    def read_local(self) -> LocalSnapshot:
+        """The team folder as the next push would read it."""
+        return read_local_entries(
+            self.team_dir, self.state.server_max_entries, scanner=self._scanner
+        )
+
+    async def push(self, *, force: bool = False) -> PushResult:
+        """Upload local entries whose hash differs from the server's (local wins)."""
+        local = await asyncio.to_thread(self.read_local)
+        if self.state.push_suppressed_reason is not None:
+            gone = set(self.state.suppressed_keys) - local.all_keys
+            if force or gone:
+                self.state.lift_suppression()
+            else:
+                result = PushResult(
+                    "suppressed",
+                    skipped_secrets=local.skipped_secrets,
+                    skipped_too_large=local.skipped_too_large,
+                    max_entries=self.state.server_max_entries,
+                    suppressed_reason=self.state.push_suppressed_reason,
+                )
+                self._record("push", "suppressed", None)
+                self.save_state()
+                return result
+        result = await self._push_loop(local)
+        if result.status == "error" and is_permanent_failure(result.error):
+            assert result.error is not None
+            reason = result.error.kind
+            if result.error.http_status is not None:
+                reason = f"http_{result.error.http_status}"
+            self.state.suppress(reason, sorted(local.all_keys))
+            result = replace(result, suppressed_reason=reason)
+        self._record(
+            "push",
+            result.status,
+            result.error,
+            uploaded=result.uploaded,
+            batches=result.batches,
+            conflict_retries=result.conflict_retries,
+        )
+        self.save_state()
+        return result
+
+    async def _push_loop(self, local: LocalSnapshot) -> PushResult:
+        uploaded: list[str] = []
+        batches_sent = 0
+        conflict_retries = 0
+
+        def finish(status: str, error: SyncError | None = None) -> PushResult:
+            return PushResult(
+                status,
+                uploaded=len(uploaded),
+                uploaded_keys=tuple(uploaded),
+                batches=batches_sent,
+                conflict_retries=conflict_retries,
+                skipped_secrets=local.skipped_secrets,
+                skipped_too_large=local.skipped_too_large,
+                max_entries=self.state.server_max_entries,
+                error=error,
+            )
+
+        for attempt in range(MAX_CONFLICT_RETRIES + 1):
+            server = self.state.server_checksums
+            delta = {
+                key: text
+                for key, text in local.entries.items()
+                if server.get(key) != local.hashes[key]
+            }
+            if not delta:
+                return finish("ok")
+            conflict = False
+            for batch in batch_delta_by_bytes(delta):
+                put = await self._put(batch)
+                if put.ok:
+                    batches_sent += 1
+                    for key in batch:
+                        self.state.server_checksums[key] = local.hashes[key]
+                        self.state.last_synced[key] = local.hashes[key]
+                    uploaded.extend(batch)
+                    if put.checksum:
+                        self.state.last_known_checksum = put.checksum
+                    continue
+                if put.conflict:
+                    conflict = True
+                    break
+                if put.max_entries is not None:
+                    self.state.server_max_entries = put.max_entries
+                return finish("error", put.error)
+            if not conflict:
+                return finish("ok")
+            exhausted = attempt >= MAX_CONFLICT_RETRIES
+            self.state.record_conflict(
+                {
+                    "time": now_iso(),
+                    "attempt": attempt + 1,
+                    "pending_keys": sorted(delta, key=js_sort_key)[:50],
+                    "pending_count": len(delta),
+                    "resolved": False if exhausted else None,
+                }
+            )
+            if exhausted:
+                message = (
+                    f"the team memory kept changing under this push; gave up after "
+                    f"{MAX_CONFLICT_RETRIES} retries"
+                )
+                return finish("conflict", SyncError("conflict", 412, message))
+            probe = await self.fetch_hashes()
+            if isinstance(probe, SyncError):
+                return finish("error", probe)
+            self.state.server_checksums = dict(probe.entry_checksums)
+            self.state.last_known_checksum = probe.checksum
+            conflict_retries += 1
+        raise AssertionError("unreachable: the loop returns on its last attempt")
+
+    async def _put(self, batch: Mapping[str, str]) -> _Put:
+        import httpx
+
+        headers = {"Content-Type": "application/json"}
+        if self.state.last_known_checksum:
+            headers["If-Match"] = quoted_etag(self.state.last_known_checksum)
+        try:
+            response = await self._client().put(
+                self.url, params={"repo": self.repo}, content=put_body(batch), headers=headers
+            )
+        except httpx.TransportError as exc:
+            error = classify_transport_error(exc)
+            kind = error.kind if error.kind in ("timeout", "network") else "unknown"
+            return _Put(False, error=SyncError(kind, None, error.message))
+        status = response.status_code
+        if status == 200:
+            checksum = None
+            try:
+                body = response.json()
+                if isinstance(body, dict) and isinstance(body.get("checksum"), str):
+                    checksum = body["checksum"]
+            except ValueError:
+                pass
+            return _Put(True, checksum=checksum or etag_from_header(response.headers.get("etag")))
+        if status == 412:
+            return _Put(False, conflict=True)
+        error = classify_status(status, "the push")
+        if error.kind == "http":
+            error = SyncError("unknown", status, error.message)
+        if status == 413:
+            learned = parse_too_many_entries(response.content)
+            if learned is not None:
+                message = f"the team server holds at most {learned} entries for this repo"
+                return _Put(
+                    False, max_entries=learned, error=SyncError("too_many_entries", 413, message)
+                )
+        return _Put(False, error=error)
+
+    async def sync(self) -> tuple[PullResult, PushResult | None]:
+        """Pull (ignoring the ETag cache), then push when the pull succeeded."""
+        pulled = await self.pull(skip_etag_cache=True)
+        if not pulled.ok:
+            return pulled, None
+        return pulled, await self.push()
+
+    # --- suppression, status ---------------------------------------------------------
+
+    def lift_suppression(self) -> bool:
+        """Allow pushes again (a watched file was deleted); True when one was lifted."""
+        if self.state.push_suppressed_reason is None:
+            return False
+        self.state.lift_suppression()
+        self.save_state()
+        return True
+
+    def status(self) -> SyncStatus:
+        """Local entries against the saved server view, with no network call."""
+        return build_status(self.server, self.repo, self.team_dir, self.state, self.read_local())
+
+    # --- history ----------------------------------------------------------------------
+
+    def _record(self, operation: str, status: str, error: SyncError | None, **counts: int) -> None:
+        entry: dict[str, Any] = {"time": now_iso(), "operation": operation, "status": status}
+        entry.update(counts)
+        if error is not None:
+            entry["error"] = error.to_json()
+        self.state.record(entry)
+        if operation == "push" and status == "ok":
+            for conflict in self.state.conflicts:
+                if conflict.get("resolved") is None:
+                    conflict["resolved"] = True
+
+
+def build_status(
+    server: str | None, repo: str, team_dir: str, state: SyncState, local: LocalSnapshot
+) -> SyncStatus:
+    """Per-key local / server / last-synced state, the pending delta and the rest."""
+    blocked = {s.path: "secret_blocked" for s in local.skipped_secrets}
+    blocked.update({path: "too_large" for path in local.skipped_too_large})
+    keys = set(local.hashes) | set(state.server_checksums) | set(state.last_synced) | set(blocked)
+    rows = []
+    for key in sorted(keys, key=js_sort_key):
+        here = local.hashes.get(key)
+        there = state.server_checksums.get(key)
+        base = state.last_synced.get(key)
+        rows.append(
+            KeyState(key, here, there, base, _key_state(here, there, base, blocked.get(key)))
+        )
+    pending = tuple(
+        k
+        for k in sorted(local.hashes, key=js_sort_key)
+        if state.server_checksums.get(k) != local.hashes[k]
+    )
+    return SyncStatus(
+        server=server,
+        repo=repo,
+        team_dir=team_dir,
+        local_entries=len(local.entries),
+        pending=pending,
+        keys=tuple(rows),
+        skipped_secrets=local.skipped_secrets,
+        skipped_too_large=local.skipped_too_large,
+        last_checksum=state.last_known_checksum,
+        max_entries=state.server_max_entries,
+        suppressed_reason=state.push_suppressed_reason,
+        conflicts=tuple(state.conflicts),
+        history=tuple(reversed(state.history)),
+    )
+
+
+def _key_state(here: str | None, there: str | None, base: str | None, blocked: str | None) -> str:
+    if blocked is not None:
+        return blocked
+    if here is not None and there is not None:
+        if here == there:
+            return "in_sync"
+        if base == there:
+            return "local_changed"
+        if base == here:
+            return "server_changed"
+        return "both_changed"
+    if here is not None:
+        return "local_only" if base is None or base == here else "local_changed"
+    return "server_only" if base is None else "deleted_locally"
+
+
+def _well_formed(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD, as Node does when writing UTF-8."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -1,0 +1,187 @@
+"""Result objects of team sync, shared by the CLI (`to_json`, spec 05 keys) and the UI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SyncError:
+    """Why a request failed: `auth`, `timeout`, `network`, `http`, `parse`, `conflict`, …"""
+
+    kind: str
+    http_status: int | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "http_status": self.http_status, "message": self.message}
+
+
+@dataclass(frozen=True)
+class SkippedSecret:
+    """A local file not pushed because the scanner found a secret (first rule only)."""
+
+    path: str
+    rule_id: str
+    label: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "rule_id": self.rule_id, "label": self.label}
+
+
+@dataclass(frozen=True)
+class SkippedKey:
+    """A pulled entry that was not written, and why."""
+
+    key: str
+    reason: str
+    """`unsafe_key`, `too_large` or `write_failed`."""
+    detail: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        out = {"key": self.key, "reason": self.reason}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+@dataclass(frozen=True)
+class LocalSnapshot:
+    """The team folder as a push sees it: pushable entries plus what was left out."""
+
+    entries: dict[str, str]
+    hashes: dict[str, str]
+    skipped_secrets: tuple[SkippedSecret, ...] = ()
+    skipped_too_large: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+    over_limit: tuple[str, ...] = ()
+    """Keys dropped because the server's learned max_entries was exceeded."""
+
+    @property
+    def all_keys(self) -> set[str]:
+        """Every file present locally, pushable or not."""
+        skipped = {s.path for s in self.skipped_secrets}
+        return set(self.entries) | skipped | set(self.skipped_too_large) | set(self.over_limit)
+
+
+@dataclass(frozen=True)
+class PullResult:
+    """What a pull did (spec 05 `sync pull`)."""
+
+    status: str
+    """`ok`, `not_modified`, `empty` or `error`."""
+    written: tuple[str, ...] = ()
+    unchanged: int = 0
+    skipped: tuple[SkippedKey, ...] = ()
+    checksum: str | None = None
+    error: SyncError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "error"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "written": len(self.written),
+            "written_keys": list(self.written),
+            "unchanged": self.unchanged,
+            "skipped": [s.to_json() for s in self.skipped],
+            "checksum": self.checksum,
+            "error": None if self.error is None else self.error.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class PushResult:
+    """What a push did (spec 05 `sync push`)."""
+
+    status: str
+    """`ok`, `error`, `conflict` or `suppressed`."""
+    uploaded: int = 0
+    uploaded_keys: tuple[str, ...] = ()
+    batches: int = 0
+    conflict_retries: int = 0
+    skipped_secrets: tuple[SkippedSecret, ...] = ()
+    skipped_too_large: tuple[str, ...] = ()
+    max_entries: int | None = None
+    error: SyncError | None = None
+    suppressed_reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "uploaded": self.uploaded,
+            "uploaded_keys": list(self.uploaded_keys),
+            "batches": self.batches,
+            "conflict_retries": self.conflict_retries,
+            "skipped_secrets": [s.to_json() for s in self.skipped_secrets],
+            "skipped_too_large": list(self.skipped_too_large),
+            "max_entries": self.max_entries,
+            "error": None if self.error is None else self.error.to_json(),
+            "suppressed_reason": self.suppressed_reason,
+        }
+
+
+@dataclass(frozen=True)
+class KeyState:
+    """One key seen from both sides: local hash, server hash and the last agreed hash."""
+
+    key: str
+    local: str | None
+    server: str | None
+    last_synced: str | None
+    state: str
+    """`in_sync`, `local_changed`, `server_changed`, `both_changed`, `local_only`,
+    `server_only`, `deleted_locally`, `secret_blocked` or `too_large`."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "local": self.local,
+            "server": self.server,
+            "last_synced": self.last_synced,
+            "state": self.state,
+        }
+
+
+@dataclass(frozen=True)
+class SyncStatus:
+    """Everything the sync pane shows, computed offline from disk and saved state."""
+
+    server: str | None
+    repo: str
+    team_dir: str
+    local_entries: int
+    pending: tuple[str, ...]
+    keys: tuple[KeyState, ...]
+    skipped_secrets: tuple[SkippedSecret, ...]
+    skipped_too_large: tuple[str, ...]
+    last_checksum: str | None
+    max_entries: int | None
+    suppressed_reason: str | None
+    conflicts: tuple[dict[str, Any], ...] = ()
+    history: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "repo": self.repo,
+            "team_dir": self.team_dir,
+            "local_entries": self.local_entries,
+            "pending": list(self.pending),
+            "pending_count": len(self.pending),
+            "keys": [k.to_json() for k in self.keys],
+            "skipped_secrets": [s.to_json() for s in self.skipped_secrets],
+            "skipped_too_large": list(self.skipped_too_large),
+            "last_checksum": self.last_checksum,
+            "max_entries": self.max_entries,
+            "suppressed_reason": self.suppressed_reason,
+            "conflicts": list(self.conflicts),
+            "history": list(self.history),
+        }

@@ -1,0 +1,197 @@
+"""Running the team server: embedded in a background thread, or in the foreground for the CLI.
+
+`TeamServer` is what tests and `workbench demo` use: it binds the socket itself (so port 0
+yields a free port that is known before any request), runs uvicorn in a daemon thread and
+returns from `start()` only once the server accepts connections.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from workbench.server.app import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_ENTRIES,
+    ServerStats,
+    create_app,
+)
+from workbench.server.store import TeamStore
+
+if TYPE_CHECKING:
+    import uvicorn
+
+DEFAULT_ORGANIZATION = "default"
+_ORG_PREFIX = re.compile(r"^([A-Za-z0-9_.-]{1,64})=(.+)$")
+START_TIMEOUT_S = 15.0
+
+
+def parse_token_specs(specs: Iterable[str]) -> dict[str, str]:
+    """`--token` values as token → organization.
+
+    `ORG=TOKEN` names the organization; a bare `TOKEN` belongs to the `default` organization,
+    so plain tokens handed to teammates all share one team's memory.
+    """
+    tokens: dict[str, str] = {}
+    for spec in specs:
+        match = _ORG_PREFIX.match(spec)
+        if match:
+            tokens[match.group(2)] = match.group(1)
+        elif spec:
+            tokens[spec] = DEFAULT_ORGANIZATION
+    return tokens
+
+
+def _token_map(tokens: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
+    if isinstance(tokens, Mapping):
+        return dict(tokens)
+    return parse_token_specs(tokens)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening-ready TCP socket on host:port (port 0 picks a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_for(sock: socket.socket) -> str:
+    """`http://host:port` for a bound socket."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+class TeamServer:
+    """The team server on a background thread; use as a context manager or start()/stop()."""
+
+    def __init__(
+        self,
+        db_path: str | os.PathLike[str],
+        tokens: Mapping[str, str] | Iterable[str],
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
+        self.db_path = Path(db_path)
+        self.tokens = _token_map(tokens)
+        self.max_entries = max_entries
+        self.max_body_bytes = max_body_bytes
+        self.host = host
+        self.port = port
+        self.stats = ServerStats()
+        self.url = ""
+        self._store: TeamStore | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+
+    def start(self) -> TeamServer:
+        """Serve in a daemon thread; returns once connections are accepted."""
+        import uvicorn
+
+        if self._thread is not None:
+            return self
+        store = TeamStore(self.db_path)
+        store.initialize()
+        app = create_app(
+            store,
+            self.tokens,
+            max_entries=self.max_entries,
+            max_body_bytes=self.max_body_bytes,
+            stats=self.stats,
+        )
+        config = uvicorn.Config(
+            app,
+            log_config=None,  # never reconfigure the host process's logging (the TUI owns it)
+            access_log=False,
+            lifespan="off",
+            http="h11",
+            loop="asyncio",
+            timeout_graceful_shutdown=3,
+        )
+        sock = bind_socket(self.host, self.port)
+        server = uvicorn.Server(config)
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="team-server", daemon=True
+        )
+        self._store, self._server, self._socket, self._thread = store, server, sock, thread
+        self.url = url_for(sock)
+        self.port = sock.getsockname()[1]
+        thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the team server did not start")
+            time.sleep(0.005)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, wait for the thread and close the database."""
+        server, thread = self._server, self._thread
+        if server is not None:
+            server.should_exit = True
+        if thread is not None:
+            thread.join(timeout=10)
+        if self._socket is not None:
+            self._socket.close()
+        if self._store is not None:
+            self._store.close()
+        self._server = self._thread = self._socket = self._store = None
+
+    def __enter__(self) -> TeamServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def serve_forever(
+    db_path: str | os.PathLike[str],
+    tokens: Mapping[str, str],
+    *,
+    host: str,
+    port: int,
+    max_entries: int,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    on_listening: Callable[[str], None] | None = None,
+) -> None:
+    """Serve in the foreground until interrupted (Ctrl-C / SIGTERM stop it cleanly)."""
+    import uvicorn
+
+    store = TeamStore(db_path)
+    store.initialize()
+    app = create_app(store, tokens, max_entries=max_entries, max_body_bytes=max_body_bytes)
+    sock = bind_socket(host, port)
+    if on_listening is not None:
+        on_listening(url_for(sock))
+    config = uvicorn.Config(
+        app, lifespan="off", http="h11", loop="asyncio", timeout_graceful_shutdown=5
+    )
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+        store.close()
