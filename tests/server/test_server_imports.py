@@ -12,7 +12,8 @@ REPO = Path(__file__).resolve().parents[2]
 def test_server_never_loads_textual_or_rich(tmp_path: Path):
     code = f"""
 import sys
-import workbench.server.app, workbench.server.keys, workbench.server.runner, workbench.server.store
+import workbench.server.app, workbench.server.demo, workbench.server.keys
+import workbench.server.runner, workbench.server.store
 from workbench.server import TeamServer
 with TeamServer({str(tmp_path / "db.sqlite3")!r}, ["t"]) as server:
     pass

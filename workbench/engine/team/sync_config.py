@@ -51,6 +51,7 @@ def resolve_target(
     *,
     server: str | None = None,
     repo: str | None = None,
+    token: str | None = None,
     need_server: bool = True,
     need_token: bool = True,
 ) -> SyncTarget:
@@ -59,7 +60,7 @@ def resolve_target(
     raw_server = server or engine.env.get(SERVER_ENV) or None
     if raw_server is None and need_server:
         raise UserInputError(f"no team server: pass --server URL or set {SERVER_ENV}")
-    token = engine.env.get(TOKEN_ENV) or None
+    token = token or engine.env.get(TOKEN_ENV) or None
     if token is not None:
         token = token.strip() or None
     if token is None and need_token:
@@ -77,13 +78,14 @@ def open_sync_client(
     *,
     server: str | None = None,
     repo: str | None = None,
+    token: str | None = None,
     state_store: SyncStateStore | None = None,
     **options: Any,
 ) -> TeamSyncClient:
     """A sync client for the engine's team folder; `options` go to TeamSyncClient."""
     from workbench.engine.team.sync_client import TeamSyncClient
 
-    target = resolve_target(engine, server=server, repo=repo)
+    target = resolve_target(engine, server=server, repo=repo, token=token)
     assert target.server is not None and target.token is not None
     return TeamSyncClient(
         server=target.server,
