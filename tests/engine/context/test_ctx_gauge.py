@@ -234,3 +234,58 @@ def test_replay_of_every_shared_transcript(shared_transcripts):
         t = Transcript.load(path)
         report = replay_transcript(t, thresholds_for=ladder, default_model="claude-sonnet-4-6")
         assert report.final_tokens == t.context_tokens(), path
+
+
+# --- the streaming replay and the quick session summary --------------------------------------
+
+
+def test_replay_file_equals_the_in_memory_replay(tmp_path):
+    b = _session(turns=25, compact_at=12)
+    b.sidechain = True
+    b.user("side " * 50)
+    b.sidechain = False
+    b.metadata("summary", summary="x", leafUuid="y")
+    b.reply("end")
+    path = b.write(tmp_path / "s.jsonl")
+    from workbench.engine.context.replay import replay_file
+
+    streamed = replay_file(path, thresholds_for=ladder, default_model="claude-sonnet-4-6")
+    loaded = replay_transcript(
+        Transcript.load(path), thresholds_for=ladder, default_model="claude-sonnet-4-6"
+    )
+    assert streamed.to_json() == loaded.to_json()
+
+
+def test_replay_file_on_spotter_equals_the_in_memory_replay(shared_transcripts):
+    from workbench.engine.context.replay import replay_file
+
+    for path in sorted(shared_transcripts.rglob("*.jsonl")):
+        streamed = replay_file(path, thresholds_for=ladder, default_model="claude-sonnet-4-6")
+        loaded = replay_transcript(
+            Transcript.load(path), thresholds_for=ladder, default_model="claude-sonnet-4-6"
+        )
+        assert streamed.to_json() == loaded.to_json(), path
+
+
+def test_sniff_type_only_answers_when_sure():
+    from workbench.engine.context.jsonl import sniff_type
+
+    assert sniff_type(b'{"parentUuid":null,"type":"progress","data":{}}') == b"progress"
+    assert sniff_type(b'{"type":"file-history-snapshot","snapshot":{}}') == b"file-history-snapshot"
+    # The first "type" key is nested: unsure.
+    assert sniff_type(b'{"message":{"type":"message"},"type":"assistant"}') is None
+    assert sniff_type(b'{"a":[1],"type":"progress"}') is None
+    # A quoted "type" inside a string is escaped, so it never matches.
+    assert sniff_type(b'{"t":"x \\"type\\":\\"progress\\"","type":"user"}') == b"user"
+    assert sniff_type(b"garbage") is None
+
+
+def test_quick_session_info_matches_the_full_one(shared_transcripts, monkeypatch):
+    import workbench.engine.context.transcript as transcript_module
+
+    path = next((shared_transcripts / "spotter").glob("*.jsonl"))
+    full = transcript_module.session_info(path).to_json()
+    monkeypatch.setattr(transcript_module, "QUICK_INFO_BYTES", 0)
+    quick = transcript_module.session_info(path).to_json()
+    for key in ("messages", "title", "model", "context_tokens", "compactions", "last_timestamp"):
+        assert quick[key] == full[key], key

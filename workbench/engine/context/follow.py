@@ -32,6 +32,9 @@ from workbench.engine.context.transcript import (
     compaction_event,
 )
 
+WATCH_DEBOUNCE_MS = 50
+WATCH_STEP_MS = 10
+
 
 @dataclass(frozen=True)
 class FollowUpdate:
@@ -221,6 +224,9 @@ class TranscriptFollower:
             target.parent,
             watch_filter=lambda _change, changed: Path(changed).resolve() == target,
             stop_event=_StopFlag(stop) if stop else None,
+            # A live gauge wants each write promptly, not batched over watchfiles' 1.6 s.
+            debounce=WATCH_DEBOUNCE_MS,
+            step=WATCH_STEP_MS,
             rust_timeout=500,
             yield_on_timeout=stop is not None,
         ):
@@ -239,6 +245,8 @@ class TranscriptFollower:
         async for _changes in watchfiles.awatch(
             target.parent,
             watch_filter=lambda _change, changed: Path(changed).resolve() == target,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=WATCH_STEP_MS,
         ):
             update = self.poll()
             if update.changed:

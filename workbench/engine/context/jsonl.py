@@ -29,6 +29,24 @@ def parse_line(line: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+_TYPE_KEY = b'"type":"'
+
+
+def sniff_type(line: bytes) -> bytes | None:
+    """The top-level `type` of a JSONL line without parsing it, or None when unsure.
+
+    Inside a JSON string every quote is escaped, so the raw bytes `"type":"` only occur as
+    a key; if nothing before it opens an object or array (apart from the line's own `{`),
+    that key belongs to the top-level object. Any doubt returns None and the caller parses.
+    """
+    position = line.find(_TYPE_KEY)
+    if position <= 0 or line.count(b"{", 0, position) != 1 or line.find(b"[", 0, position) != -1:
+        return None
+    start = position + len(_TYPE_KEY)
+    end = line.find(b'"', start)
+    return line[start:end] if end != -1 else None
+
+
 def _slow_loads(line: bytes) -> Any:
     # Node decodes invalid UTF-8 as U+FFFD before JSON.parse, and accepts lone-surrogate
     # escapes that jiter refuses; the json module with a lenient decode does both.

@@ -17,7 +17,11 @@ from workbench.engine.context.tokens import (
     token_usage,
 )
 
+# Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
+_MAP = (dict, Mapping)
+
 _MESSAGE_TYPES = frozenset({"user", "assistant", "system", "attachment"})
+_UNKNOWN: Any = object()
 
 
 class ContextMeter:
@@ -67,8 +71,17 @@ class ContextMeter:
             return "estimate"
         return "usage+estimate" if self.since_anchor else "usage"
 
-    def add(self, message: Any, *, tokens: int | None = None) -> None:
-        """Account for one more main-chain message (boundaries reset the meter)."""
+    def add(
+        self,
+        message: Any,
+        *,
+        tokens: int | None = None,
+        usage: Any = _UNKNOWN,
+    ) -> None:
+        """Account for one more main-chain message (boundaries reset the meter).
+
+        Callers that already computed `token_usage` may pass it (None included) as `usage`.
+        """
         raw = as_dict(message)
         kind = raw.get("type")
         if kind not in _MESSAGE_TYPES or (raw.get("isSidechain") is True) != self.sidechain:
@@ -83,24 +96,26 @@ class ContextMeter:
         response_id: str | None = None
         if kind == "assistant":
             inner = raw.get("message")
-            value = inner.get("id") if isinstance(inner, Mapping) else None
+            value = inner.get("id") if isinstance(inner, _MAP) else None
             response_id = value if isinstance(value, str) else None
         if response_id is None:
             # Non-assistant entries (and assistants without an id) never stop the walk back.
             self.run_since += cost
             self.since_anchor += cost
-            usage = token_usage(raw) if kind == "assistant" else None
-            if usage is not None:
-                self._anchor(raw, usage, 0)
+            found = (
+                (token_usage(raw) if usage is _UNKNOWN else usage) if kind == "assistant" else None
+            )
+            if found is not None:
+                self._anchor(raw, found, 0)
             return
         if response_id == self.run_id:
             self.run_since += cost
         else:
             self.run_id = response_id
             self.run_since = 0
-        usage = token_usage(raw)
-        if usage is not None:
-            self._anchor(raw, usage, self.run_since)
+        found = token_usage(raw) if usage is _UNKNOWN else usage
+        if found is not None:
+            self._anchor(raw, found, self.run_since)
         else:
             self.since_anchor += cost
 

@@ -9,14 +9,23 @@ every new response and at every recorded compact boundary.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import itertools
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from workbench.engine.context.jsonl import parse_line, sniff_type
 from workbench.engine.context.meter import ContextMeter
 from workbench.engine.context.thresholds import Thresholds
 from workbench.engine.context.tokens import context_tokens_from_usage, token_usage
+from workbench.engine.context.transcript import MESSAGE_TYPES as _MESSAGE_TYPES
 from workbench.engine.context.transcript import Entry, Transcript
+from workbench.engine.errors import NotFoundError, UserInputError
+
+# Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
+_MAP = (dict, Mapping)
 
 # A recorded preTokens and our estimate "agree" within this fraction (the transcript lacks
 # hook attachments that were in memory, so an exact match is not expected).
@@ -165,6 +174,24 @@ def replay_messages(
     sidechain: bool = False,
 ) -> ReplayReport:
     """Replay main-chain `messages` in order (see module docstring)."""
+    return replay_rows(
+        ((e.line, e.raw) for e in messages),
+        thresholds_for=thresholds_for,
+        default_model=default_model,
+        transcript=transcript,
+        sidechain=sidechain,
+    )
+
+
+def replay_rows(
+    rows: Iterable[tuple[int, dict[str, Any]]],
+    *,
+    thresholds_for: Callable[[str | None], Thresholds],
+    default_model: str,
+    transcript: str = "<memory>",
+    sidechain: bool = False,
+) -> ReplayReport:
+    """Replay (line number, entry dict) pairs of the main chain, in order."""
     meter = ContextMeter(sidechain=sidechain)
     turns: list[TurnPoint] = []
     compactions: list[ReplayCompaction] = []
@@ -181,19 +208,27 @@ def replay_messages(
             turns.append(TurnPoint(**current_turn))
             current_turn = None
 
-    for index, entry in enumerate(messages):
-        raw = entry.raw
+    index = -1
+    for index, (line_no, raw) in enumerate(rows):  # noqa: B007 - index is used after the loop
         kind = raw.get("type")
         if kind == "system" and raw.get("subtype") == "compact_boundary":
             close_turn()
             meta = raw.get("compactMetadata")
-            meta = meta if isinstance(meta, Mapping) else {}
+            meta = meta if isinstance(meta, _MAP) else {}
             ladder = thresholds_for(model)
             estimate = meter.count
             trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
             recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
             compactions.append(
-                _judge(entry, trigger, recorded, estimate, ladder.autocompact, segment_fire, turns)
+                _judge(
+                    Entry(raw, line_no),
+                    trigger,
+                    recorded,
+                    estimate,
+                    ladder.autocompact,
+                    segment_fire,
+                    turns,
+                )
             )
             meter.add(raw)
             segment += 1
@@ -202,7 +237,7 @@ def replay_messages(
             continue
         if kind == "assistant":
             inner = raw.get("message")
-            inner = inner if isinstance(inner, Mapping) else {}
+            inner = inner if isinstance(inner, _MAP) else {}
             response_id = inner.get("id") if isinstance(inner.get("id"), str) else None
             usage = token_usage(raw)
             if usage is not None and response_id is not None and response_id != current_id:
@@ -214,11 +249,13 @@ def replay_messages(
                 ladder = thresholds_for(model)
                 before = meter.count
                 fires = ladder.auto_compact_enabled and before >= ladder.autocompact
+                uuid = raw.get("uuid")
+                stamp = raw.get("timestamp")
                 current_turn = {
                     "index": index,
-                    "line": entry.line,
-                    "uuid": entry.uuid,
-                    "timestamp": entry.timestamp,
+                    "line": line_no,
+                    "uuid": uuid if isinstance(uuid, str) else None,
+                    "timestamp": stamp if isinstance(stamp, str) else None,
                     "message_id": response_id,
                     "model": model,
                     "segment": segment,
@@ -232,7 +269,9 @@ def replay_messages(
                     segment_fire = len(turns)
             elif usage is not None and current_turn is not None and response_id == current_id:
                 current_turn["output_tokens"] = max(current_turn["output_tokens"], _output(usage))
-        meter.add(raw)
+            meter.add(raw, usage=usage)
+        else:
+            meter.add(raw, usage=None)
     close_turn()
 
     # Crossings in segments that no recorded compaction closed.
@@ -263,7 +302,7 @@ def replay_messages(
         unrecorded_fires=tuple(unrecorded),
         final_tokens=meter.count,
         final_method=meter.method,
-        messages=len(messages),
+        messages=index + 1,
         notes=tuple(notes),
     )
 
@@ -327,6 +366,64 @@ def replay_transcript(
         transcript=transcript.path,
         sidechain=transcript.is_subagent,
     )
+
+
+def replay_file(
+    path: str | os.PathLike[str],
+    *,
+    thresholds_for: Callable[[str | None], Thresholds],
+    default_model: str,
+) -> ReplayReport:
+    """Replay a transcript file in one streaming pass, without keeping its entries.
+
+    This is the fast path for big files: lines are parsed as they are read, metadata lines
+    whose type is their first key are skipped unparsed, and only main-chain messages (each
+    uuid once) reach the meter.
+    """
+    target = Path(path)
+    try:
+        handle = open(target, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        raise NotFoundError(f"no transcript at {target}") from None
+    except IsADirectoryError:
+        raise UserInputError(f"{target} is a folder, not a transcript file") from None
+    with handle:
+        rows = _main_chain_rows(handle)
+        first = next(rows, None)
+        # A subagent's own file holds only sidechain lines; its chain is the main one.
+        sidechain = first is not None and first[1].get("isSidechain") is True
+        stream = (
+            row
+            for row in itertools.chain([first] if first else [], rows)
+            if (row[1].get("isSidechain") is True) == sidechain
+        )
+        return replay_rows(
+            stream,
+            thresholds_for=thresholds_for,
+            default_model=default_model,
+            transcript=str(target),
+            sidechain=sidechain,
+        )
+
+
+_MESSAGE_TYPE_BYTES = frozenset(kind.encode() for kind in _MESSAGE_TYPES)
+
+
+def _main_chain_rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    seen: set[str] = set()
+    for number, line in enumerate(handle, 1):
+        kind = sniff_type(line)
+        if kind is not None and kind not in _MESSAGE_TYPE_BYTES:
+            continue  # progress, snapshots, summaries: never part of the count
+        raw = parse_line(line)
+        if raw is None or raw.get("type") not in _MESSAGE_TYPES:
+            continue
+        uuid = raw.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in seen:
+                continue
+            seen.add(uuid)
+        yield number, raw
 
 
 def _output(usage: Mapping[str, Any]) -> int:

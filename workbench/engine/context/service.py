@@ -211,17 +211,14 @@ class ContextService:
     def replay(
         self, transcript: str | os.PathLike[str], *, model: str | None = None
     ) -> ReplayReport:
-        """Turn-by-turn context sizes and where auto-compaction would fire."""
-        from workbench.engine.context.replay import replay_transcript
-
-        loaded = self.load(transcript)
+        """Turn-by-turn context sizes and where auto-compaction would fire (one streaming
+        pass over the file)."""
+        from workbench.engine.context.replay import replay_file
 
         def ladder(name: str | None) -> Thresholds:
             return self.thresholds(model or name)
 
-        return replay_transcript(
-            loaded, thresholds_for=ladder, default_model=model or loaded.model or DEFAULT_MODEL
-        )
+        return replay_file(transcript, thresholds_for=ladder, default_model=model or DEFAULT_MODEL)
 
     def measure(
         self,

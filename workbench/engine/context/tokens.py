@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.engine.jsutil import js_len, js_round
 
+# Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
+_MAP = (dict, Mapping)
+
 if TYPE_CHECKING:
     from tiktoken import Encoding
 
@@ -44,7 +47,7 @@ _JSON_EXTENSIONS = frozenset({"json", "jsonl", "jsonc"})
 
 def as_dict(message: Any) -> Mapping[str, Any]:
     """The raw transcript dict of a message (accepts dicts and objects with `.raw`)."""
-    if isinstance(message, Mapping):
+    if isinstance(message, _MAP):
         return message
     return message.raw  # type: ignore[no-any-return]
 
@@ -59,6 +62,9 @@ def js_json(value: Any) -> str:
 
 def rough_token_count(text: str, bytes_per_token: int = DEFAULT_BYTES_PER_TOKEN) -> int:
     """`roughTokenCountEstimation`: `Math.round(text.length / bytesPerToken)` in UTF-16 units."""
+    if type(bytes_per_token) is int and bytes_per_token > 0:
+        # floor(n / b + 1/2) in integers: exact, and no float rounding to worry about.
+        return (2 * js_len(text) + bytes_per_token) // (2 * bytes_per_token)
     return js_round(js_len(text) / bytes_per_token)
 
 
@@ -78,48 +84,64 @@ def rough_token_count_for_file_type(text: str, extension: str) -> int:
 
 def rough_tokens_for_block(block: Any) -> int:
     """`roughTokenCountEstimationForBlock`: one content block, per the type's rule."""
-    if isinstance(block, str):
-        return rough_token_count(block)
-    if not isinstance(block, Mapping):
-        return rough_token_count(js_json(block))
+    # Transcripts parse to plain dicts; testing for dict first keeps the hot path off the
+    # slow abstract-class check.
+    if not isinstance(block, dict):
+        if isinstance(block, str):
+            return rough_token_count(block)
+        if not isinstance(block, _MAP):
+            return rough_token_count(js_json(block))
     kind = block.get("type")
     if kind == "text":
-        return rough_token_count(_text(block.get("text")))
-    if kind in ("image", "document"):
-        return IMAGE_MAX_TOKEN_SIZE
+        text = block.get("text")
+        return _rough(text) if type(text) is str else rough_token_count(_text(text))
     if kind == "tool_result":
         return rough_tokens_for_content(block.get("content"))
     if kind == "tool_use":
         return rough_token_count(_text(block.get("name")) + js_json(_input(block)))
     if kind == "thinking":
         return rough_token_count(_text(block.get("thinking")))
+    if kind == "image" or kind == "document":
+        return IMAGE_MAX_TOKEN_SIZE
     if kind == "redacted_thinking":
         return rough_token_count(_text(block.get("data")))
     return rough_token_count(js_json(block))
+
+
+def _rough(text: str) -> int:
+    # rough_token_count inlined for the common ASCII case: Math.round(n / 4) = (n + 2) // 4.
+    if text.isascii():
+        return (len(text) + 2) // 4
+    return rough_token_count(text)
 
 
 def rough_tokens_for_content(content: Any) -> int:
     """A message's `content`: a string, or the sum over its blocks."""
     if not content:
         return 0
-    if isinstance(content, str):
-        return rough_token_count(content)
+    if type(content) is str:
+        return _rough(content)
     if isinstance(content, list):
-        return sum(rough_tokens_for_block(block) for block in content)
+        total = 0
+        for block in content:
+            total += rough_tokens_for_block(block)
+        return total
     return 0
 
 
 def rough_tokens_for_message(message: Any) -> int:
     """`roughTokenCountEstimationForMessage`: user/assistant content, attachments as the
     user text they become; every other entry counts 0."""
-    raw = as_dict(message)
+    raw = message if isinstance(message, dict) else as_dict(message)
     kind = raw.get("type")
-    if kind in ("user", "assistant"):
+    if kind == "user" or kind == "assistant":
         inner = raw.get("message")
-        return rough_tokens_for_content(inner.get("content")) if isinstance(inner, Mapping) else 0
+        if isinstance(inner, _MAP):
+            return rough_tokens_for_content(inner.get("content"))
+        return 0
     if kind == "attachment":
         attachment = raw.get("attachment")
-        if isinstance(attachment, Mapping):
+        if isinstance(attachment, _MAP):
             return sum(rough_token_count(text) for text in attachment_api_texts(attachment))
     return 0
 
@@ -164,13 +186,13 @@ def attachment_api_texts(attachment: Mapping[str, Any]) -> list[str]:
             return [
                 _text(m.get("header")) + "\n" + _text(m.get("content"))
                 for m in memories
-                if isinstance(m, Mapping)
+                if isinstance(m, _MAP)
             ]
     if kind in ("file", "compact_file_reference", "nested_memory"):
         content = attachment.get("content")
-        if isinstance(content, Mapping):
+        if isinstance(content, _MAP):
             inner = content.get("file")
-            if isinstance(inner, Mapping) and "content" in inner:
+            if isinstance(inner, _MAP) and "content" in inner:
                 return [_text(inner.get("content"))]
             if "content" in content:
                 return [_text(content.get("content"))]
@@ -181,11 +203,11 @@ def attachment_api_texts(attachment: Mapping[str, Any]) -> list[str]:
         if isinstance(prompt, str):
             return [prompt]
         if isinstance(prompt, list):
-            return [_text(b.get("text")) for b in prompt if isinstance(b, Mapping)]
+            return [_text(b.get("text")) for b in prompt if isinstance(b, _MAP)]
     if kind == "invoked_skills":
         skills = attachment.get("skills")
         if isinstance(skills, list):
-            return [_text(s.get("content")) for s in skills if isinstance(s, Mapping)]
+            return [_text(s.get("content")) for s in skills if isinstance(s, _MAP)]
     return [js_json(attachment)]
 
 
@@ -202,7 +224,7 @@ def tool_result_tokens(block: Mapping[str, Any]) -> int:
     total = 0
     if isinstance(content, list):
         for item in content:
-            if not isinstance(item, Mapping):
+            if not isinstance(item, _MAP):
                 continue
             if item.get("type") == "text":
                 total += rough_token_count(_text(item.get("text")))
@@ -212,7 +234,7 @@ def tool_result_tokens(block: Mapping[str, Any]) -> int:
 
 
 def _estimate_block(block: Any) -> int:
-    if not isinstance(block, Mapping):
+    if not isinstance(block, _MAP):
         return rough_token_count(js_json(block))
     kind = block.get("type")
     if kind == "text":
@@ -238,7 +260,7 @@ def estimate_message_tokens_raw(messages: Iterable[Any]) -> int:
         if raw.get("type") not in ("user", "assistant"):
             continue
         inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
+        content = inner.get("content") if isinstance(inner, _MAP) else None
         # The quirk: a user message whose content is a plain string adds nothing.
         if not isinstance(content, list):
             continue
@@ -256,12 +278,19 @@ def estimate_message_tokens(messages: Iterable[Any]) -> int:
 
 def token_count_from_usage(usage: Mapping[str, Any]) -> int:
     """`getTokenCountFromUsage`: input + cache creation + cache read + output."""
-    return (
-        _int(usage.get("input_tokens"))
-        + _int(usage.get("cache_creation_input_tokens"))
-        + _int(usage.get("cache_read_input_tokens"))
-        + _int(usage.get("output_tokens"))
-    )
+    total = 0
+    for name in _USAGE_SUM_FIELDS:
+        value = usage.get(name)
+        total += value if type(value) is int else _int(value)
+    return total
+
+
+_USAGE_SUM_FIELDS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
 
 
 def context_tokens_from_usage(usage: Mapping[str, Any]) -> int:
@@ -276,14 +305,14 @@ def context_tokens_from_usage(usage: Mapping[str, Any]) -> int:
 def is_synthetic_assistant(raw: Mapping[str, Any]) -> bool:
     """A harness-made assistant line: model `<synthetic>` or a known synthetic first text."""
     inner = raw.get("message")
-    if not isinstance(inner, Mapping):
+    if not isinstance(inner, _MAP):
         return False
     if inner.get("model") == SYNTHETIC_MODEL:
         return True
     content = inner.get("content")
     if isinstance(content, list) and content:
         first = content[0]
-        if isinstance(first, Mapping) and first.get("type") == "text":
+        if isinstance(first, _MAP) and first.get("type") == "text":
             return first.get("text") in SYNTHETIC_MESSAGES
     return False
 
@@ -294,10 +323,10 @@ def token_usage(message: Any) -> Mapping[str, Any] | None:
     if raw.get("type") != "assistant":
         return None
     inner = raw.get("message")
-    if not isinstance(inner, Mapping):
+    if not isinstance(inner, _MAP):
         return None
     usage = inner.get("usage")
-    if not isinstance(usage, Mapping) or is_synthetic_assistant(raw):
+    if not isinstance(usage, _MAP) or is_synthetic_assistant(raw):
         return None
     return usage
 
@@ -308,7 +337,7 @@ def assistant_message_id(message: Any) -> str | None:
     if raw.get("type") != "assistant":
         return None
     inner = raw.get("message")
-    if isinstance(inner, Mapping):
+    if isinstance(inner, _MAP):
         value = inner.get("id")
         return value if isinstance(value, str) else None
     return None
@@ -393,7 +422,7 @@ def message_text_for_tokenizer(messages: Iterable[Any]) -> str:
         kind = raw.get("type")
         if kind in ("user", "assistant"):
             inner = raw.get("message")
-            if isinstance(inner, Mapping):
+            if isinstance(inner, _MAP):
                 _collect_text(inner.get("content"), parts)
         elif kind == "attachment" and isinstance(raw.get("attachment"), Mapping):
             parts.extend(attachment_api_texts(raw["attachment"]))
@@ -416,14 +445,14 @@ def api_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
         if kind not in ("user", "assistant"):
             continue
         inner = raw.get("message")
-        if not isinstance(inner, Mapping):
+        if not isinstance(inner, _MAP):
             continue
         content = inner.get("content")
         blocks: list[Any]
         if isinstance(content, str):
             blocks = [{"type": "text", "text": content}] if content else []
         elif isinstance(content, list):
-            blocks = [_api_block(b) for b in content if isinstance(b, Mapping)]
+            blocks = [_api_block(b) for b in content if isinstance(b, _MAP)]
             blocks = [b for b in blocks if b is not None]
         else:
             blocks = []
@@ -473,7 +502,7 @@ def _collect_text(content: Any, parts: list[str]) -> None:
     for block in content:
         if isinstance(block, str):
             parts.append(block)
-        elif isinstance(block, Mapping):
+        elif isinstance(block, _MAP):
             kind = block.get("type")
             if kind == "text":
                 parts.append(_text(block.get("text")))
@@ -487,12 +516,12 @@ def _collect_text(content: Any, parts: list[str]) -> None:
 
 def _count_media(raw: Mapping[str, Any]) -> int:
     inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, Mapping) else None
+    content = inner.get("content") if isinstance(inner, _MAP) else None
     if not isinstance(content, list):
         return 0
     count = 0
     for block in content:
-        if not isinstance(block, Mapping):
+        if not isinstance(block, _MAP):
             continue
         if block.get("type") in ("image", "document"):
             count += 1
@@ -500,7 +529,7 @@ def _count_media(raw: Mapping[str, Any]) -> int:
             count += sum(
                 1
                 for item in block["content"]
-                if isinstance(item, Mapping) and item.get("type") in ("image", "document")
+                if isinstance(item, _MAP) and item.get("type") in ("image", "document")
             )
     return count
 

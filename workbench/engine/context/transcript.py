@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +26,9 @@ from workbench.engine.context.tokens import (
 )
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
+
+# Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
+_MAP = (dict, Mapping)
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "system", "attachment"})
 KNOWN_TYPES = MESSAGE_TYPES | frozenset(
@@ -127,7 +130,7 @@ class Entry:
     @property
     def message(self) -> Mapping[str, Any]:
         value = self.raw.get("message")
-        return value if isinstance(value, Mapping) else {}
+        return value if isinstance(value, _MAP) else {}
 
     @property
     def content(self) -> Any:
@@ -140,7 +143,7 @@ class Entry:
         if isinstance(content, str):
             return [{"type": "text", "text": content}]
         if isinstance(content, list):
-            return [b for b in content if isinstance(b, Mapping)]
+            return [b for b in content if isinstance(b, _MAP)]
         return []
 
     @property
@@ -173,7 +176,7 @@ class Entry:
     @property
     def compact_metadata(self) -> Mapping[str, Any]:
         value = self.raw.get("compactMetadata")
-        return value if isinstance(value, Mapping) else {}
+        return value if isinstance(value, _MAP) else {}
 
     def tool_uses(self) -> list[Mapping[str, Any]]:
         """The `tool_use` blocks of an assistant entry."""
@@ -202,7 +205,7 @@ class Entry:
                     parts.extend(
                         i["text"]
                         for i in inner
-                        if isinstance(i, Mapping) and isinstance(i.get("text"), str)
+                        if isinstance(i, _MAP) and isinstance(i.get("text"), str)
                     )
         if self.type == "system" and isinstance(self.raw.get("content"), str):
             parts.append(self.raw["content"])
@@ -326,7 +329,7 @@ def compaction_event(entry: Entry, summary_uuid: str | None = None) -> Compactio
         post_tokens=_opt_int(meta.get("postTokens")),
         logical_parent_uuid=_str(entry.raw.get("logicalParentUuid")),
         summary_uuid=summary_uuid,
-        preserved_segment=preserved if isinstance(preserved, Mapping) else None,
+        preserved_segment=preserved if isinstance(preserved, _MAP) else None,
         duration_ms=_opt_int(meta.get("durationMs")),
     )
 
@@ -660,34 +663,15 @@ class Transcript:
         """Custom title, AI title, a summary that belongs to this file, the last prompt, or
         the first typed prompt. Summaries naming another session's leaf are ignored (a known
         Claude Code bug writes other sessions' summaries into a file)."""
-        custom = ai = summary = last_prompt = None
-        uuids = self.by_uuid
-        for entry in self.entries:
-            kind = entry.type
-            if kind == "custom-title":
-                custom = _str(entry.raw.get("customTitle")) or custom
-            elif kind == "ai-title":
-                ai = _str(entry.raw.get("aiTitle")) or ai
-            elif kind == "summary" and entry.raw.get("leafUuid") in uuids:
-                summary = _str(entry.raw.get("summary")) or summary
-            elif kind == "last-prompt":
-                last_prompt = _str(entry.raw.get("lastPrompt")) or last_prompt
-        chosen = custom or ai or summary or last_prompt or self.first_prompt
-        return " ".join(chosen.split())[:200] if chosen else None
+        return pick_title(self.entries, self.by_uuid, self.first_prompt)
 
     @cached_property
     def first_prompt(self) -> str | None:
         """The first prompt the user typed (not injected, not a command wrapper)."""
         for entry in self.messages:
-            if entry.type != "user" or entry.is_meta or entry.is_compact_summary:
-                continue
-            content = entry.content
-            text = content if isinstance(content, str) else None
-            if text is None and isinstance(content, list):
-                texts = [b.get("text") for b in entry.blocks if b.get("type") == "text"]
-                text = next((t for t in texts if isinstance(t, str)), None)
-            if text and not text.lstrip().startswith("<"):
-                return text.strip()
+            text = typed_prompt(entry)
+            if text:
+                return text
         return None
 
     def context_tokens(self) -> int:
@@ -700,6 +684,44 @@ class Transcript:
             if entry.uuid == uuid:
                 return index
         return None
+
+
+def typed_prompt(entry: Entry) -> str | None:
+    """The text of a prompt the user typed, or None for anything else."""
+    if entry.type != "user" or entry.is_meta or entry.is_compact_summary:
+        return None
+    content = entry.content
+    text = content if isinstance(content, str) else None
+    if text is None and isinstance(content, list):
+        texts = [b.get("text") for b in entry.blocks if b.get("type") == "text"]
+        text = next((t for t in texts if isinstance(t, str)), None)
+    if text and not text.lstrip().startswith("<"):
+        return text.strip()
+    return None
+
+
+def pick_title(
+    entries: Iterable[Entry], known_uuids: Container[str] | None, first_prompt: str | None
+) -> str | None:
+    """Custom title, AI title, a trusted summary, the last prompt, else the first prompt.
+
+    A summary is trusted when its `leafUuid` is in `known_uuids` (None trusts them all).
+    """
+    custom = ai = summary = last_prompt = None
+    for entry in entries:
+        kind = entry.type
+        if kind == "custom-title":
+            custom = _str(entry.raw.get("customTitle")) or custom
+        elif kind == "ai-title":
+            ai = _str(entry.raw.get("aiTitle")) or ai
+        elif kind == "summary" and (
+            known_uuids is None or entry.raw.get("leafUuid") in known_uuids
+        ):
+            summary = _str(entry.raw.get("summary")) or summary
+        elif kind == "last-prompt":
+            last_prompt = _str(entry.raw.get("lastPrompt")) or last_prompt
+    chosen = custom or ai or summary or last_prompt or first_prompt
+    return " ".join(chosen.split())[:200] if chosen else None
 
 
 @dataclass(frozen=True)
@@ -831,13 +853,25 @@ def session_files(transcripts_dir: str | os.PathLike[str]) -> list[Path]:
     return sorted(files, key=_mtime, reverse=True)
 
 
+# Above this size the session list samples a file instead of parsing all of it.
+QUICK_INFO_BYTES = 16 * 1024 * 1024
+
+
 def session_info(path: str | os.PathLike[str]) -> SessionInfo:
     """Read one transcript and summarise it for the session list."""
     target = Path(path)
-    transcript = Transcript.load(target)
     stat = target.stat()
     session_dir = target.with_suffix("")
     subagents = session_dir / "subagents"
+    extras = {
+        "has_session_memory": (session_dir / "session-memory" / "summary.md").is_file(),
+        "subagent_transcripts": sum(1 for _ in subagents.rglob("agent-*.jsonl"))
+        if subagents.is_dir()
+        else 0,
+    }
+    if stat.st_size > QUICK_INFO_BYTES:
+        return _quick_session_info(target, stat, extras)
+    transcript = Transcript.load(target)
     return SessionInfo(
         session_id=transcript.session_id,
         path=str(target),
@@ -851,10 +885,60 @@ def session_info(path: str | os.PathLike[str]) -> SessionInfo:
         context_tokens=transcript.context_tokens(),
         compactions=len(transcript.compactions),
         broken_lines=transcript.stats.broken_lines,
-        has_session_memory=(session_dir / "session-memory" / "summary.md").is_file(),
-        subagent_transcripts=sum(1 for _ in subagents.rglob("agent-*.jsonl"))
-        if subagents.is_dir()
-        else 0,
+        **extras,
+    )
+
+
+_TITLE_TYPES = frozenset({b"custom-title", b"ai-title", b"summary", b"last-prompt"})
+
+
+def _quick_session_info(target: Path, stat: os.stat_result, extras: dict[str, Any]) -> SessionInfo:
+    """The session-list facts of a big file: the gauge's tail read for the context and model,
+    and one pass that parses only title lines and the first prompt. Message counts come from
+    the lines' type keys; broken lines are not counted here."""
+    from workbench.engine.context.gauge import read_gauge_tail
+    from workbench.engine.context.jsonl import sniff_type
+
+    tail = read_gauge_tail(target)
+    messages = 0
+    first_stamp: str | None = None
+    titles: list[Entry] = []
+    first_prompt: str | None = None
+    with open(target, "rb", buffering=1 << 20) as handle:
+        for line in handle:
+            kind = sniff_type(line)
+            if kind in _TITLE_TYPES:
+                raw = parse_line(line)
+                if raw is not None:
+                    titles.append(Entry(raw))
+                continue
+            # Assistant lines name their type after the message, so the sniff cannot see it.
+            is_message = kind == b"user" if kind is not None else b'"type":"assistant"' in line
+            if not is_message or b'"isSidechain":true' in line[:400]:
+                continue
+            messages += 1
+            if first_stamp is None or (first_prompt is None and kind == b"user"):
+                raw = parse_line(line)
+                if raw is not None:
+                    entry = Entry(raw)
+                    first_stamp = first_stamp or entry.timestamp
+                    first_prompt = first_prompt or typed_prompt(entry)
+    last_stamp = next((e.timestamp for e in reversed(tail.messages) if e.timestamp), None)
+    return SessionInfo(
+        session_id=target.stem,
+        path=str(target),
+        size_bytes=stat.st_size,
+        mtime=js_iso(stat.st_mtime * 1000),
+        messages=messages,
+        first_timestamp=first_stamp,
+        last_timestamp=last_stamp,
+        # Summary leaves could be anywhere in a big file: trust them, as the resume picker does.
+        title=pick_title(titles, None, first_prompt),
+        model=tail.model,
+        context_tokens=token_count_with_estimation(tail.messages),
+        compactions=len(tail.compactions),
+        broken_lines=tail.broken_lines,
+        **extras,
     )
 
 
