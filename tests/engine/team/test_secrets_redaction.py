@@ -186,3 +186,15 @@ def test_bad_baselines_are_usage_errors(tmp_path: Path):
     broken.write_text('{"fingerprints": [')
     with pytest.raises(UserInputError):
         Baseline.load(broken)
+
+
+def test_shannon_entropy_matches_the_textbook_formula():
+    import math
+    from collections import Counter
+
+    from workbench.engine.team.secrets.placeholder import shannon_entropy
+
+    for text in ["", "aaaa", "ab", "AKIA" + "IOSFODNN7" + "EXAMPLE", "x" * 3000 + "yz"]:
+        n = len(text)
+        expected = -sum(c / n * math.log2(c / n) for c in Counter(text).values()) if n else 0.0
+        assert shannon_entropy(text) == pytest.approx(expected)

@@ -9,6 +9,8 @@ and only tells the user that the value looks like an example.
 from __future__ import annotations
 
 import math
+import re
+import string
 from collections import Counter
 
 from workbench.engine.team.secrets.rules import SecretRule
@@ -40,29 +42,36 @@ def shannon_entropy(text: str) -> float:
     if not text:
         return 0.0
     total = len(text)
-    return -sum(n / total * math.log2(n / total) for n in Counter(text).values())
+    # H = log2(n) - sum(c * log2(c)) / n, with c the count of each distinct character.
+    weighted = sum(_c_log2_c(count) for count in Counter(text).values())
+    return math.log2(total) - weighted / total
 
 
-def _longest_identical_run(text: str) -> int:
-    best = run = 0
-    previous = ""
-    for char in text:
-        run = run + 1 if char == previous else 1
-        previous = char
-        best = max(best, run)
-    return best
+def _c_log2_c(count: int) -> float:
+    return _C_LOG2_C[count] if count < len(_C_LOG2_C) else count * math.log2(count)
 
 
-def _longest_sequence(text: str) -> int:
-    best = run = 1 if text else 0
-    for before, after in zip(text, text[1:], strict=False):
-        run = run + 1 if ord(after) - ord(before) == 1 else 1
-        best = max(best, run)
-    return best
+_C_LOG2_C = [0.0] + [c * math.log2(c) for c in range(1, 1025)]
+
+
+def _sequences(length: int) -> re.Pattern[str]:
+    runs = [
+        alphabet[i : i + length]
+        for alphabet in (string.ascii_lowercase, string.ascii_uppercase, string.digits)
+        for i in range(len(alphabet) - length + 1)
+    ]
+    return re.compile("|".join(runs))
+
+
+_IDENTICAL_RUN = re.compile(rf"(.)\1{{{LONGEST_IDENTICAL_RUN - 1}}}", re.DOTALL)
+_SEQUENCE = _sequences(LONGEST_SEQUENCE)
+# Placeholders are short; a long secret (a private key, a PyPI token) is judged by its start.
+MAX_JUDGED = 160
 
 
 def placeholder_reason(rule: SecretRule, secret: str) -> str | None:
     """Why `secret` looks like a placeholder, or None. The reason never quotes the secret."""
+    secret = secret[:MAX_JUDGED]
     lowered = secret.lower()
     for word in PLACEHOLDER_WORDS:
         if word in lowered:
@@ -71,9 +80,9 @@ def placeholder_reason(rule: SecretRule, secret: str) -> str | None:
     distinct = len(set(body))
     if distinct <= 3:
         return f"only {distinct} distinct character{'s' if distinct != 1 else ''} after the prefix"
-    if _longest_identical_run(body) >= LONGEST_IDENTICAL_RUN:
+    if _IDENTICAL_RUN.search(body):
         return "a long run of one repeated character"
-    if _longest_sequence(body) >= LONGEST_SEQUENCE:
+    if _SEQUENCE.search(body, 0, 64):
         return "a run of sequential characters (like abcdef or 123456)"
     if rule.entropy is not None:
         entropy = shannon_entropy(secret)

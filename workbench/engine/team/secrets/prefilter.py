@@ -38,19 +38,20 @@ class Prefilter(Protocol):
     def candidates_many(self, texts: Sequence[str]) -> list[Candidates]: ...
 
 
-def private_key_headers(text: str, start: int = 0) -> list[int]:
-    """Every index at or after `start` where `-----BEGIN` (any case) starts.
+def private_key_headers(text: str, start: int = 0, end: int | None = None) -> list[int]:
+    """Every index in `start`..`end` where `-----BEGIN` (any case) starts.
 
     `str.find` on the dashes is far faster than a case-insensitive regex, and occurrences
     cannot overlap, so this lists every place a private-key match could start.
     """
     found: list[int] = []
-    at = text.find("-----", start)
+    stop = len(text) if end is None else end
+    at = text.find("-----", start, stop)
     while at != -1:
         word = text[at + 5 : at + 10]
         if word.isascii() and word.lower() == "begin":
             found.append(at)
-        at = text.find("-----", at + 1)
+        at = text.find("-----", at + 1, stop)
     return found
 
 
@@ -198,17 +199,23 @@ def _group(text: str, data: bytes, hits: list[tuple[int, int]]) -> Candidates:
     return out
 
 
+# Every byte except UTF-8 continuation bytes (0x80-0xBF): deleting them leaves one byte per
+# character that is not a first byte, so a stretch holds len(stretch) - len(kept) characters.
+_NOT_CONTINUATION = bytes(b for b in range(256) if not 0x80 <= b <= 0xBF)
+
+
 def _to_string_positions(data: bytes, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Map byte offsets in UTF-8 `data` to string indexes of the start of their line.
 
     The scanner only needs some position on the right line, and a line start is cheap to
-    convert: decode each stretch between consecutive line starts once, in order.
+    convert: count the characters of each stretch between consecutive line starts once.
     """
     line_starts = sorted({data.rfind(b"\n", 0, at) + 1 for _rule, at in hits})
     mapped: dict[int, int] = {}
     byte_pos = char_pos = 0
     for start in line_starts:
-        char_pos += len(data[byte_pos:start].decode("utf-8", "surrogatepass"))
+        stretch = data[byte_pos:start]
+        char_pos += len(stretch) - len(stretch.translate(None, _NOT_CONTINUATION))
         byte_pos = start
         mapped[start] = char_pos
     return [(rule, mapped[data.rfind(b"\n", 0, at) + 1]) for rule, at in hits]

@@ -196,8 +196,10 @@ class _FooterCursor:
 _SHORTEST_BEFORE_FOOTER = len("-----BEGIN") + len("PRIVATE KEY-----") + 64
 
 
-def _private_key_spans(index: int, jsv: JsView, first_only: bool) -> tuple[list[Span], int]:
-    """`private-key` matches in a view, tried at every header (as `finditer` would try them).
+def _private_key_spans(
+    index: int, jsv: JsView, first_only: bool, headers: list[int]
+) -> tuple[list[Span], int]:
+    """`private-key` matches in a view, tried at each header in turn (as `finditer` would).
 
     Also returns the first header that is well formed yet found no match (or -1): the place
     from which counting the body differently could change the answer.
@@ -208,7 +210,6 @@ def _private_key_spans(index: int, jsv: JsView, first_only: bool) -> tuple[list[
     found: list[Span] = []
     failed_at = -1
     resume = 0
-    headers = private_key_headers(view)
     for number, header in enumerate(headers):
         if header < resume:
             continue
@@ -229,30 +230,35 @@ def _private_key_spans(index: int, jsv: JsView, first_only: bool) -> tuple[list[
     return found, failed_at
 
 
-def _confirm_private_key(index: int, text: str, first_only: bool) -> list[Span]:
+def _confirm_private_key(
+    index: int, text: str, windows: list[tuple[int, int]], first_only: bool
+) -> list[Span]:
     """`private-key` matches with the body counted in UTF-16 units, as JavaScript counts it.
 
-    Counting differs only where characters beyond U+FFFF are involved, so the text is matched
-    as it is unless such a character lies inside a match or after a well-formed header that
-    found none; then the search runs again in the JavaScript view (rare, and exact).
+    Only headers on candidate lines are tried: elsewhere the rule's core does not match, so
+    neither can the rule. Counting differs only where characters beyond U+FFFF are involved,
+    so the text is matched as it is unless such a character lies inside a match or after a
+    well-formed header that found none; then every header is tried again in the JavaScript
+    view (rare, and exact).
     """
-    found, failed_at = _private_key_spans(index, JsView(text), first_only)
+    headers = [at for start, end in windows for at in private_key_headers(text, start, end)]
+    found, failed_at = _private_key_spans(index, JsView(text), first_only, headers)
     if text.isascii():
         return found
-    if failed_at != -1 and _ASTRAL.search(text, failed_at):
-        return _private_key_spans(index, js_view(text), first_only)[0]
-    if any(_ASTRAL.search(text, start, end) for _index, start, end in found):
-        return _private_key_spans(index, js_view(text), first_only)[0]
+    touched = failed_at != -1 and _ASTRAL.search(text, failed_at)
+    if touched or any(_ASTRAL.search(text, start, end) for _index, start, end in found):
+        view = js_view(text)
+        return _private_key_spans(index, view, first_only, private_key_headers(view.text))[0]
     return found
 
 
 def _rule_spans(text: str, candidates: Candidates, first_only: bool) -> list[Span]:
     out: list[Span] = []
     for index in sorted(candidates):
+        windows = _line_windows(text, candidates[index])
         if RULES[index].multiline:
-            out.extend(_confirm_private_key(index, text, first_only))
+            out.extend(_confirm_private_key(index, text, windows, first_only))
         else:
-            windows = _line_windows(text, candidates[index])
             out.extend(_confirm_on_lines(index, text, windows, first_only))
     return out
 
