@@ -152,7 +152,6 @@ class TeamSyncClient:
         self._rand = rand
         self._scanner = scanner
         self._http: httpx.AsyncClient | None = None
-        self._state_lock = asyncio.Lock()
 
     # --- lifecycle --------------------------------------------------------------------
 
