@@ -24,6 +24,7 @@ from workbench.engine.team.secrets.scanner import (
 
 needs_hyperscan = pytest.mark.skipif(not hyperscan_available(), reason="hyperscan not installed")
 BACKENDS = ["re", pytest.param("hyperscan", marks=needs_hyperscan)]
+DASHES = "-" * 5  # so that this file holds no private-key block of its own
 
 
 def spans(text: str, backend: str) -> list[tuple[str, int, int]]:
@@ -138,6 +139,21 @@ def test_unknown_engine_is_a_usage_error():
         get_prefilter("turbo")
 
 
+def test_the_default_engine_can_be_forced_to_the_fallback():
+    from workbench.engine.team.secrets.prefilter import set_default_backend
+
+    token = make_token("gitlab-pat", 1)
+    try:
+        set_default_backend("re")
+        assert get_prefilter().name == "re"
+        assert [m.rule_id for m in scan_for_secrets(f"k {token}")] == ["gitlab-pat"]
+        with pytest.raises(UserInputError):
+            set_default_backend("turbo")
+        assert get_prefilter().name == "re"
+    finally:
+        set_default_backend("auto")
+
+
 def test_forced_fallback_reports_its_name():
     assert get_prefilter("re").name == "re"
     expected = "hyperscan" if hyperscan_available() else "re"
@@ -170,7 +186,7 @@ def test_case_insensitive_rules_fold_ascii_only():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_private_key_body_is_counted_in_utf16_units(backend: str):
-    header, footer = "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----"
+    header, footer = f"{DASHES}BEGIN PRIVATE KEY{DASHES}", f"{DASHES}END PRIVATE KEY{DASHES}"
     # 40 emoji are 80 UTF-16 units: Claude Code sees a long enough body.
     astral = f"note 😀\n{header}{'🔑' * 40}{footer}\n"
     assert [f.rule_id for f in find_secrets(astral, backend=backend)] == ["private-key"]
@@ -184,11 +200,12 @@ def test_private_key_body_is_counted_in_utf16_units(backend: str):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_private_key_needs_a_footer_after_the_body(backend: str):
-    header = "-----BEGIN RSA PRIVATE KEY-----\n"
+    header = f"{DASHES}BEGIN RSA PRIVATE KEY{DASHES}\n"
     body = "A" * 80
     assert find_secrets(header + body, backend=backend) == []
-    assert find_secrets(header + body + "\n-----END CERTIFICATE-----", backend=backend) == []
-    text = header + body + "\n-----END RSA PRIVATE KEY-----"
+    certificate_end = f"\n{DASHES}END CERTIFICATE{DASHES}"
+    assert find_secrets(header + body + certificate_end, backend=backend) == []
+    text = header + body + f"\n{DASHES}END RSA PRIVATE KEY{DASHES}"
     assert [f.rule_id for f in find_secrets(text, backend=backend)] == ["private-key"]
 
 

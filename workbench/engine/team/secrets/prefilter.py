@@ -242,14 +242,25 @@ def _regex_prefilter() -> RegexPrefilter:
 
 
 def get_prefilter(backend: str | None = None) -> Prefilter:
-    """The prefilter for `backend` (`auto` when None)."""
+    """The prefilter for `backend`; None means the process default (see `set_default_backend`)."""
+    if backend is None:
+        backend = _default_backend
     prefilter = _chosen.get(backend)
     if prefilter is None:
         prefilter = _chosen[backend] = _choose(backend)
     return prefilter
 
 
+def set_default_backend(backend: str) -> None:
+    """Choose the engine for calls that name none, e.g. `set_default_backend("re")` to force
+    the fallback everywhere (the write guard and sync included)."""
+    global _default_backend
+    _choose(backend)  # refuse an unknown or unavailable engine now, not at the next scan
+    _default_backend = backend
+
+
 _chosen: dict[str | None, Prefilter] = {}
+_default_backend = "auto"
 
 
 def _choose(backend: str | None) -> Prefilter:

@@ -25,6 +25,9 @@ class Redaction:
     text: str
     count: int
 
+    def to_json(self) -> dict[str, object]:
+        return {"redactions": self.count, "text": self.text}
+
 
 def _replacement(match: re.Match[str]) -> str:
     if match.re.groups:

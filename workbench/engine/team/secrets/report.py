@@ -14,7 +14,7 @@ from workbench.engine.team.secrets.suppression import Baseline, suppress
 
 # Files are read and prefiltered in batches of about this many bytes (one hyperscan pass each).
 BATCH_BYTES = 8 * 1024 * 1024
-SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn"})
+SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "__pycache__"})
 
 
 @dataclass(frozen=True)
