@@ -3,6 +3,7 @@ run one at a time, on a large generated corpus and on hypothesis-generated text.
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -152,6 +153,31 @@ def test_the_default_engine_can_be_forced_to_the_fallback():
         assert get_prefilter().name == "re"
     finally:
         set_default_backend("auto")
+
+
+def test_without_hyperscan_auto_falls_back_with_identical_findings(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    sample = tmp_path / "sample.md"
+    sample.write_text("\n".join(corpus(40, seed=3, secret_rate=0.4)))
+    code = (
+        "import json, sys\n"
+        "sys.modules['hyperscan'] = None  # as if it were not installed\n"
+        "from workbench.engine.team.secrets.prefilter import get_prefilter\n"
+        "from workbench.engine.team.secrets.scanner import find_secrets\n"
+        f"text = open({str(sample)!r}, encoding='utf-8').read()\n"
+        "print(json.dumps([get_prefilter().name, [f.to_json() for f in find_secrets(text)]]))\n"
+    )
+    repo = Path(__file__).resolve().parents[3]
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, check=True
+    )
+    name, findings = json.loads(out.stdout)
+    assert name == "re"
+    expected = [f.to_json() for f in find_secrets(sample.read_text(encoding="utf-8"))]
+    assert findings == expected and len(expected) > 10
 
 
 def test_forced_fallback_reports_its_name():

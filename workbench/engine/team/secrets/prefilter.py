@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.team.secrets.rules import RULES, SecretRule
@@ -278,7 +278,7 @@ def _choose(backend: str | None) -> Prefilter:
     return _hyperscan_prefilter() if hyperscan_available() else _regex_prefilter()
 
 
-def backend_from_env(env: dict[str, str] | Any) -> str:
+def backend_from_env(env: Mapping[str, str] | None) -> str:
     """The backend named by `WORKBENCH_SECRET_ENGINE` in `env`, or `auto`."""
     value = env.get(ENV_VAR) if env is not None else None
     return value or "auto"
