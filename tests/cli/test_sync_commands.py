@@ -190,7 +190,7 @@ def test_human_output_without_json(tmp_path, capsys, env):
     (memory / "team" / "a.md").write_text("a\n")
     assert main(["sync", "push", "--project", str(project), "--memory-dir", str(memory)]) == 0
     out, _ = capsys.readouterr()
-    assert "Pushed 1 entries to acme/widgets" in out
+    assert "Pushed 1 entry to acme/widgets" in out
     assert main(["sync", "status", "--project", str(project), "--memory-dir", str(memory)]) == 0
     out, _ = capsys.readouterr()
     assert "acme/widgets" in out and "in_sync" in out

@@ -212,7 +212,8 @@ def _push_text(result: PushResult, repo: str) -> str:
     if result.status == "ok" and result.uploaded == 0:
         head = f"Nothing to push: {repo} already has every local entry."
     elif result.status == "ok":
-        head = f"Pushed {result.uploaded} entries to {repo} in {result.batches} request(s)."
+        noun = "entry" if result.uploaded == 1 else "entries"
+        head = f"Pushed {result.uploaded} {noun} to {repo} in {result.batches} request(s)."
     elif result.status == "conflict":
         head = f"Push to {repo} gave up after {result.conflict_retries} conflict retries."
     else:

@@ -187,8 +187,21 @@ def serve_forever(
     sock = bind_socket(host, port)
     if on_listening is not None:
         on_listening(url_for(sock))
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    # stdout carries data only (the listening line); every log line, access log included, goes
+    # to stderr.
+    log_config = copy.deepcopy(LOGGING_CONFIG)
+    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
     config = uvicorn.Config(
-        app, lifespan="off", http="h11", loop="asyncio", timeout_graceful_shutdown=5
+        app,
+        lifespan="off",
+        http="h11",
+        loop="asyncio",
+        timeout_graceful_shutdown=5,
+        log_config=log_config,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])
