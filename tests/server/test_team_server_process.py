@@ -69,6 +69,7 @@ def test_acknowledged_puts_survive_a_killed_server(tmp_path: Path, processes):
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     assert proc.returncode == -signal.SIGKILL
+    assert proc.stdout is not None and proc.stdout.read() == "", "stdout carries data only"
 
     again, url2 = _start(db)
     processes.append(again)
