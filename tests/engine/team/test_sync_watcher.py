@@ -40,18 +40,19 @@ class RecordingPush:
 
 
 async def test_each_event_resets_the_debounce_timer():
+    debounce = 0.5  # wide margin over the 0.1 s gaps, so a busy machine cannot split the burst
     push = RecordingPush()
-    scheduler = PushScheduler(push, debounce=DEBOUNCE)
+    scheduler = PushScheduler(push, debounce=debounce)
     loop = asyncio.get_running_loop()
     start = loop.time()
     for _ in range(5):  # a burst of edits 0.1 s apart: shorter than the debounce
         scheduler.notify()
         last_event = loop.time()
-        await asyncio.sleep(DEBOUNCE / 2)
-    await asyncio.sleep(DEBOUNCE * 2)
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(debounce * 2)
     assert len(push.started) == 1, "one push for the whole burst"
-    assert push.started[0] - last_event >= DEBOUNCE * 0.9
-    assert push.started[0] - start >= DEBOUNCE * 2
+    assert push.started[0] - last_event >= debounce * 0.9
+    assert push.started[0] - start >= 0.4 + debounce * 0.9
     assert not scheduler.pending
     await scheduler.aclose()
     assert len(push.started) == 1, "nothing pending, so no flush"
