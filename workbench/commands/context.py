@@ -103,13 +103,14 @@ def run_transcripts(args: argparse.Namespace) -> int:
             con.print(f"No sessions in {engine.context.transcripts_dir}")
             return
         table = Table(box=None, pad_edge=False)
-        table.add_column("session", no_wrap=True)
-        table.add_column("last activity", no_wrap=True)
-        table.add_column("messages", justify="right")
-        table.add_column("context", justify="right")
-        table.add_column("compactions", justify="right")
-        table.add_column("model", no_wrap=True)
-        table.add_column("title", no_wrap=True, overflow="ellipsis")
+        table.add_column("session", no_wrap=True, min_width=8)
+        table.add_column("last activity", no_wrap=True, min_width=16)
+        table.add_column("msgs", justify="right", no_wrap=True, min_width=5)
+        table.add_column("context", justify="right", no_wrap=True, min_width=7)
+        table.add_column("cmp", justify="right", no_wrap=True, min_width=3)
+        table.add_column("title", no_wrap=True)
+        # Rich drops whole columns when a row is too wide, so the title is cut to fit here.
+        room = max(20, con.width - 51)
         for s in sessions:
             table.add_row(
                 s.session_id[:8],
@@ -117,13 +118,16 @@ def run_transcripts(args: argparse.Namespace) -> int:
                 f"{s.messages:,}",
                 f"{s.context_tokens:,}",
                 str(s.compactions),
-                (s.model or "-").replace("claude-", ""),
-                (s.title or "")[:60],
+                _cut(s.title or "", room),
             )
         con.print(table)
 
     emit(args, data, human)
     return ExitCode.OK
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 # --- gauge ------------------------------------------------------------------------------

@@ -289,3 +289,16 @@ def test_quick_session_info_matches_the_full_one(shared_transcripts, monkeypatch
     quick = transcript_module.session_info(path).to_json()
     for key in ("messages", "title", "model", "context_tokens", "compactions", "last_timestamp"):
         assert quick[key] == full[key], key
+
+
+def test_replay_treats_a_user_compact_command_as_manual():
+    b = _session(turns=3)
+    b.compact("Notes as summary.", trigger="auto", pre_tokens=20_000)
+    b.user("<command-name>/compact</command-name>\n<command-message>compact</command-message>")
+    b.prompt("next")
+    b.reply("ok")
+    report = replay_transcript(
+        Transcript.from_dicts(b.entries), thresholds_for=ladder, default_model="m"
+    )
+    [judged] = report.compactions
+    assert judged.agrees is None and "/compact" in judged.note

@@ -209,8 +209,16 @@ def replay_rows(
             current_turn = None
 
     index = -1
+    pending: list[list[Any]] = []
+    command_after: list[bool] = []
+    lookahead = 0
     for index, (line_no, raw) in enumerate(rows):  # noqa: B007 - index is used after the loop
         kind = raw.get("type")
+        if lookahead and kind == "user":
+            # A `/compact` typed by the user leaves its command lines right after the summary.
+            lookahead -= 1
+            if _is_compact_command(raw):
+                command_after[-1] = True
         if kind == "system" and raw.get("subtype") == "compact_boundary":
             close_turn()
             meta = raw.get("compactMetadata")
@@ -219,17 +227,11 @@ def replay_rows(
             estimate = meter.count
             trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
             recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
-            compactions.append(
-                _judge(
-                    Entry(raw, line_no),
-                    trigger,
-                    recorded,
-                    estimate,
-                    ladder.autocompact,
-                    segment_fire,
-                    turns,
-                )
+            pending.append(
+                [Entry(raw, line_no), trigger, recorded, estimate, ladder.autocompact, segment_fire]
             )
+            command_after.append(False)
+            lookahead = _COMMAND_LOOKAHEAD
             meter.add(raw)
             segment += 1
             segment_fire = None
@@ -273,9 +275,13 @@ def replay_rows(
         else:
             meter.add(raw, usage=None)
     close_turn()
+    for inputs, by_command in zip(pending, command_after, strict=True):
+        compactions.append(_judge(*inputs, turns, by_command=by_command))
 
-    # Crossings in segments that no recorded compaction closed.
-    recorded_segments = {i for i, c in enumerate(compactions) if c.trigger == "auto"}
+    # Crossings in segments that no recorded auto-compaction closed.
+    recorded_segments = {
+        i for i, c in enumerate(compactions) if c.trigger == "auto" and c.agrees is not None
+    }
     seen_segments: set[int] = set()
     for turn_index, turn in enumerate(turns):
         if turn.above_autocompact and turn.segment not in seen_segments:
@@ -315,9 +321,18 @@ def _judge(
     threshold: int,
     segment_fire: int | None,
     turns: Sequence[TurnPoint],
+    *,
+    by_command: bool = False,
 ) -> ReplayCompaction:
     agrees: bool | None = None
-    if trigger == "auto":
+    if by_command:
+        note = (
+            "the user ran /compact (session-memory compaction records it as auto): "
+            "no threshold involved"
+            if trigger == "auto"
+            else "a manual /compact: no threshold involved"
+        )
+    elif trigger == "auto":
         fires_here = estimate >= threshold
         earlier = segment_fire is not None
         close = recorded is None or abs(estimate - recorded) <= AGREEMENT_TOLERANCE * recorded
@@ -350,6 +365,22 @@ def _judge(
         agrees=agrees,
         note=note,
     )
+
+
+_COMMAND_LOOKAHEAD = 6
+_COMPACT_COMMAND = "<command-name>/compact</command-name>"
+
+
+def _is_compact_command(raw: Mapping[str, Any]) -> bool:
+    inner = raw.get("message")
+    content = inner.get("content") if isinstance(inner, _MAP) else None
+    if isinstance(content, str):
+        return _COMPACT_COMMAND in content
+    if isinstance(content, list):
+        return any(
+            isinstance(b, _MAP) and _COMPACT_COMMAND in str(b.get("text", "")) for b in content
+        )
+    return False
 
 
 def replay_transcript(
