@@ -228,7 +228,9 @@ def test_watch_pushes_on_change_and_flushes_on_sigint(tmp_path, server):
     try:
         first = json.loads(proc.stdout.readline())
         assert first["event"] == "pull" and first["status"] == "empty"
-        time.sleep(0.5)  # let the watcher start delivering events
+        watching = json.loads(proc.stdout.readline())
+        assert watching == {"event": "watching", "path": str(memory / "team") + "/"}
+        time.sleep(0.2)
         (memory / "team" / "edit.md").write_text("written while watching\n")
         pushed = json.loads(proc.stdout.readline())
         assert pushed["event"] == "push" and pushed["status"] == "ok"

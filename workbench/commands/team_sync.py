@@ -163,6 +163,8 @@ def run_watch(args: argparse.Namespace) -> int:
             payload = {"event": operation}
             payload.update(result.to_json() if hasattr(result, "to_json") else {"path": result})
             sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        elif operation == "watching":
+            warn(f"watching {result} for {client.repo}; Ctrl-C to stop")
         elif operation == "pull":
             sys.stdout.write(_pull_text(result, client.repo) + "\n")
         elif operation == "push":
@@ -182,8 +184,6 @@ def run_watch(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         watcher = TeamWatcher(client, debounce=args.debounce, report=report)
-        if not as_json:
-            warn(f"watching {client.team_dir} for {client.repo}; Ctrl-C to stop")
         async with client:
             await watcher.run(stop)
 

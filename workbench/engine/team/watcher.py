@@ -151,6 +151,7 @@ class TeamWatcher:
                 force_polling=self._force_polling,
             )
             self.watching.set()
+            self._report("watching", team_dir)
             async for changes in watch:
                 self._on_changes(changes)
         finally:
