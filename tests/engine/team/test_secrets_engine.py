@@ -182,8 +182,20 @@ def test_without_hyperscan_auto_falls_back_with_identical_findings(tmp_path):
 
 def test_forced_fallback_reports_its_name():
     assert get_prefilter("re").name == "re"
-    expected = "hyperscan" if hyperscan_available() else "re"
-    assert get_prefilter("auto").name == expected
+
+
+def test_auto_moves_to_hyperscan_once_compiling_pays():
+    from workbench.engine.team.secrets.prefilter import AutoPrefilter
+    from workbench.engine.team.secrets.scanner import _findings
+
+    auto = AutoPrefilter()
+    small = "\n".join(corpus(5, seed=1, secret_rate=0.5))
+    before = _findings(small, auto.candidates(small), "x.md")
+    assert auto.name == "re" and before
+    big = small * (AutoPrefilter.SWITCH_AFTER_CHARS // len(small) + 1)
+    auto.candidates(big)
+    assert auto.name == ("hyperscan" if hyperscan_available() else "re")
+    assert _findings(small, auto.candidates(small), "x.md") == before
 
 
 # --- JavaScript semantics that Python's `re` would get wrong -------------------------------
@@ -233,6 +245,18 @@ def test_private_key_needs_a_footer_after_the_body(backend: str):
     assert find_secrets(header + body + certificate_end, backend=backend) == []
     text = header + body + f"\n{DASHES}END RSA PRIVATE KEY{DASHES}"
     assert [f.rule_id for f in find_secrets(text, backend=backend)] == ["private-key"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_many_headers_with_wrong_footers_agree_with_the_rule(backend: str):
+    block = (
+        f"{DASHES}BEGIN EC PRIVATE KEY{DASHES}\n"
+        + "Q" * 70
+        + f"\n{DASHES}END CERTIFICATE{DASHES}\n"
+    )
+    tail = "Z" * 70 + f"\n{DASHES}END EC PRIVATE KEY{DASHES}\n"
+    for text in (block * 300, block * 300 + tail, tail + block * 300):
+        assert spans(text, backend) == naive(text)
 
 
 # --- property tests -------------------------------------------------------------------------

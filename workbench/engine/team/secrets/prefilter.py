@@ -5,8 +5,9 @@ matches of the rule's `core` (the token with its boundaries left off), and the s
 each candidate line with the exact rule. Because every real match contains a core match on the
 same line, both prefilters lead to identical findings; they differ only in speed.
 
-Choose the engine with `backend`: `auto` (hyperscan when importable), `hyperscan` (required) or
-`re` (force the fallback). Front ends map `WORKBENCH_SECRET_ENGINE` onto it.
+Choose the engine with `backend`: `auto` (hyperscan when importable and worth compiling, see
+`AutoPrefilter`), `hyperscan` (required) or `re` (force the fallback). Front ends map
+`WORKBENCH_SECRET_ENGINE` onto it; `set_default_backend` sets it for the whole process.
 """
 
 from __future__ import annotations
@@ -221,6 +222,40 @@ def _to_string_positions(data: bytes, hits: list[tuple[int, int]]) -> list[tuple
     return [(rule, mapped[data.rfind(b"\n", 0, at) + 1]) for rule, at in hits]
 
 
+class AutoPrefilter:
+    """hyperscan once the work pays for compiling its database, the `re` prefilter before.
+
+    Compiling the database takes a tenth of a second or more, longer than the fallback spends
+    on a few memory files, so small one-off scans (a write guard check, one file) stay with
+    `re`; a large input, or a process that has scanned enough text already, moves to hyperscan
+    for good. Findings are identical either way.
+    """
+
+    SWITCH_AFTER_CHARS = 1_000_000
+
+    def __init__(self) -> None:
+        self._scanned = 0
+        self._fast: HyperscanPrefilter | None = None
+
+    @property
+    def name(self) -> str:
+        return "hyperscan" if self._fast is not None else "re"
+
+    def _pick(self, size: int) -> Prefilter:
+        if self._fast is None:
+            self._scanned += size
+            if self._scanned < self.SWITCH_AFTER_CHARS or not hyperscan_available():
+                return _regex_prefilter()
+            self._fast = _hyperscan_prefilter()
+        return self._fast
+
+    def candidates(self, text: str) -> Candidates:
+        return self._pick(len(text)).candidates(text)
+
+    def candidates_many(self, texts: Sequence[str]) -> list[Candidates]:
+        return self._pick(sum(len(t) for t in texts)).candidates_many(texts)
+
+
 @lru_cache(maxsize=1)
 def hyperscan_available() -> bool:
     """Whether the hyperscan module imports and compiles the rule database here."""
@@ -239,6 +274,11 @@ def _hyperscan_prefilter() -> HyperscanPrefilter:
 @lru_cache(maxsize=1)
 def _regex_prefilter() -> RegexPrefilter:
     return RegexPrefilter()
+
+
+@lru_cache(maxsize=1)
+def _auto_prefilter() -> AutoPrefilter:
+    return AutoPrefilter()
 
 
 def get_prefilter(backend: str | None = None) -> Prefilter:
@@ -275,7 +315,7 @@ def _choose(backend: str | None) -> Prefilter:
         if not hyperscan_available():
             raise UserInputError("the hyperscan secret engine is not available on this machine")
         return _hyperscan_prefilter()
-    return _hyperscan_prefilter() if hyperscan_available() else _regex_prefilter()
+    return _auto_prefilter()
 
 
 def backend_from_env(env: Mapping[str, str] | None) -> str:

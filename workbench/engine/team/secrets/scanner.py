@@ -31,6 +31,9 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _PK_HEADER = re.compile(
     r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE | re.ASCII
 )
+_PK_FOOTER = re.compile(
+    r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE | re.ASCII
+)
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,9 @@ def _confirm_on_lines(
 
 
 class _FooterCursor:
-    """Answers "is there a `-----END` at or after x?" for increasing x in linear total time."""
+    """Answers "is there a private-key footer at or after x?" for increasing x, in linear total
+    time. Only a complete footer counts, so a text full of `-----END CERTIFICATE-----` lines
+    cannot make each header search the rest of the text in vain."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -181,13 +186,14 @@ class _FooterCursor:
             return False
         if self.next_footer >= start:
             return True
-        at = self.text.find("-----", start)
+        text = self.text
+        at = text.find("-----", start)
         while at != -1:
-            word = self.text[at + 5 : at + 8]
-            if word.isascii() and word.lower() == "end":
+            word = text[at + 5 : at + 8]
+            if word.isascii() and word.lower() == "end" and _PK_FOOTER.match(text, at):
                 self.next_footer = at
                 return True
-            at = self.text.find("-----", at + 1)
+            at = text.find("-----", at + 1)
         self.next_footer = -1
         return False
 
