@@ -216,3 +216,18 @@ def test_sentry_org_token_needs_the_encoded_region_url():
         body = body.replace(fragment, "AAAAAAAAAAAAAAAA")
     broken = "sntrys_" + body + token[token.rindex("_") :]
     assert "sentry-org-token" not in ids(f"k {broken} k")
+
+
+def test_non_ascii_letters_are_not_word_characters_as_in_javascript():
+    token = make_token("npm-access-token", 3)
+    assert "npm-access-token" in ids(f"é{token} k")  # é is no word character for JS `\b`
+    assert "npm-access-token" not in ids(f"_{token} k")
+    aws = make_token("aws-access-token", 3)
+    assert "aws-access-token" in ids(f"ü{aws}ü")
+
+
+def test_digits_are_ascii_digits_only():
+    token = make_token("slack-app-token", 3)
+    arabic_three = "\u0663"
+    assert "slack-app-token" not in ids(token.replace("xapp-1-", f"xapp-{arabic_three}-"))
+    assert "slack-app-token" in ids(token)

@@ -7,6 +7,8 @@ semantics rather than Go's:
   terminators use that exact class instead of Python's `\\s`.
 - `$` without the `m` flag is the very end of the text: `\\Z`, never Python's `$` (which also
   matches before a final newline).
+- Go's inline `(?i)` had already been rewritten by Claude Code as explicit `[a-zA-Z]` classes;
+  only `slack-app-token` and `private-key` carry the `i` flag, for the whole pattern.
 
 Each rule also carries what the fast engine needs: a `core` (the token alone, no boundaries,
 with trailing open quantifiers cut to their minimum) that every real match contains, the
