@@ -89,9 +89,20 @@ class MemoryProject:
         return engine
 
 
+def fixed_now() -> float:
+    """A "now" for ages: whole seconds, so file mtimes hold it exactly and ages never drift."""
+    return float(int(time.time()))
+
+
+@pytest.fixture(autouse=True)
+def colour_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root conftest sets NO_COLOR for CLI output; the app's snapshots need colour."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
 def build_project(base: Path, *, index: str = INDEX, now: float | None = None) -> MemoryProject:
     """Write the fixture project under `base` with ages relative to `now`."""
-    now = now if now is not None else time.time()
+    now = now if now is not None else fixed_now()
     root = base / "checkout-service"
     (root / ".git").mkdir(parents=True)
     config_home = base / "claude"

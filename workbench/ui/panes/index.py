@@ -80,10 +80,7 @@ def cut_prompt(report: IndexReport) -> Content:
     if report.length_truncated:
         reasons.append(f"{report.max_length:,}-character limit")
     kept = report.loaded_lines
-    text = (
-        f" Claude Code stops reading here ({' and '.join(reasons)}): {kept} lines load, "
-        f"{report.dropped_lines} do not "
-    )
+    text = f" cut: {kept} lines load, {report.dropped_lines} do not ({' and '.join(reasons)}) "
     return Content.styled(f"{'━' * 3}{text}".ljust(140, "━"), "bold $index-cut")
 
 

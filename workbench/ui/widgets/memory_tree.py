@@ -57,7 +57,7 @@ class MemoryTree(Tree[NodeData]):
     }
     DEFAULT_CSS = """
     MemoryTree {
-        & > .memory-tree--meta { color: $text-muted; }
+        & > .memory-tree--meta { color: $foreground-muted; }
         & > .memory-tree--group { text-style: bold; }
     }
     """

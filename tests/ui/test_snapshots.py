@@ -1,0 +1,276 @@
+"""SVG snapshots: the whole app in its meaningful states, each pane alone, every theme.
+
+Review changes with `snapshot_report.html`, then `make snap-update`. Nothing rendered here
+depends on the clock or on absolute paths: ages are measured against the fixture's fixed
+"now", the status line shows the memory folder symbolically, and the help screen hides paths.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select, TextArea
+
+from tests.ui.conftest import TEST_SETTINGS, build_project, fixed_now, long_index, settle
+from tests.ui.harness import PaneHarness
+from workbench.engine import Engine
+from workbench.engine.memory_models import (
+    Headroom,
+    IndexEntry,
+    IndexReport,
+    LintFinding,
+    MemoryDocument,
+    MemoryEntry,
+)
+from workbench.engine.samples import install_sample
+from workbench.paths import bundled_dir
+from workbench.ui.app import make_app
+from workbench.ui.messages import OpenMemoryRequested
+from workbench.ui.panes.base import PlaceholderPane
+from workbench.ui.panes.index import IndexPane
+from workbench.ui.panes.memory import MemoryPane
+from workbench.ui.themes import BUILTIN_THEMES, ThemeSpec
+
+SIZE = (120, 36)
+THEME_NAMES = sorted(BUILTIN_THEMES) + sorted(
+    ThemeSpec.from_file(p).name for p in bundled_dir("themes").glob("*.yaml")
+)
+
+
+def settled(*keys: str, after=None):  # type: ignore[no-untyped-def]
+    """A run_before that lets the scan finish, presses keys, and settles again."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot.app, pilot)
+        if after is not None:
+            await after(pilot)
+            await settle(pilot.app, pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot.app, pilot)
+
+    return run_before
+
+
+def open_memory(path: str):  # type: ignore[no-untyped-def]
+    async def go(pilot) -> None:  # type: ignore[no-untyped-def]
+        pilot.app.screen.post_message(OpenMemoryRequested(path))
+
+    return go
+
+
+@pytest.fixture
+def fixture_app(memory_project, app_factory):
+    return app_factory(memory_project)
+
+
+@pytest.fixture
+def warnings_app(tmp_path: Path):
+    """The `warnings` sample project, as the demo opens it (with a fixed clock)."""
+
+    def build(theme: str = "workbench-dark"):  # type: ignore[no-untyped-def]
+        now = fixed_now()
+        sample = install_sample("warnings", tmp_path / "sample", now=now)
+        engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
+        engine.memories.now_ms = now * 1000
+        return make_app(engine, TEST_SETTINGS.replace(theme=theme), now=now)
+
+    return build
+
+
+class TestMainScreen:
+    def test_start_up(self, snap_compare, fixture_app):
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled())
+
+    def test_viewer_source_view(self, snap_compare, fixture_app):
+        run = settled("v", after=open_memory("feedback_testing.md"))
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
+
+    def test_filtered_tree(self, snap_compare, fixture_app):
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("slash", *"deploy"))
+
+    def test_index_pane(self, snap_compare, fixture_app):
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("alt+2"))
+
+    def test_team_index(self, snap_compare, fixture_app):
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("t"))
+
+    def test_index_cut(self, snap_compare, tmp_path: Path, app_factory):
+        app = app_factory(build_project(tmp_path, index=long_index(230)))
+
+        async def scroll_to_cut(pilot) -> None:  # type: ignore[no-untyped-def]
+            from textual.widgets import OptionList
+
+            options = pilot.app.screen.query_one(IndexPane).query_one(OptionList)
+            options.focus()
+            options.highlighted = 204  # a few lines past the cut, which sits at option 200
+
+        run = settled(after=None)
+
+        async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+            await run(pilot)
+            await pilot.press("alt+2")
+            await settle(pilot.app, pilot)
+            await scroll_to_cut(pilot)
+            await settle(pilot.app, pilot)
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+    def test_help_screen(self, snap_compare, fixture_app):
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("f1"))
+
+    def test_command_palette(self, snap_compare, fixture_app):
+        run = settled("ctrl+p", *"index")
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
+
+    def test_waiting_pane(self, snap_compare, fixture_app):
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("alt+4"))
+
+    def test_delete_confirmation(self, snap_compare, fixture_app):
+        run = settled("d", after=open_memory("project_freeze.md"))
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
+
+    def test_rename_prompt(self, snap_compare, fixture_app):
+        run = settled("r", after=open_memory("user_role.md"))
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
+
+    def test_empty_memory_folder(self, snap_compare, tmp_path: Path, app_factory):
+        project = build_project(tmp_path)
+        for path in sorted(project.memory_dir.rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() else path.unlink()
+        project.memory_dir.rmdir()
+        assert snap_compare(app_factory(project), terminal_size=SIZE, run_before=settled())
+
+
+class TestEditor:
+    def test_new_memory_with_live_findings(self, snap_compare, fixture_app):
+        async def fill(pilot) -> None:  # type: ignore[no-untyped-def]
+            await pilot.press("n")
+            await settle(pilot.app, pilot)
+            screen = pilot.app.screen
+            screen.query_one("#field-type", Select).value = "feedback"
+            screen.query_one("#field-name", Input).value = "Tabs not spaces"
+            screen.query_one("#field-body", TextArea).load_text("Indent with tabs in Go files.\n")
+
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled(after=fill))
+
+    def test_edit_memory(self, snap_compare, fixture_app):
+        run = settled("e", after=open_memory("feedback_testing.md"))
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
+
+    def test_conflict_dialog(self, snap_compare, memory_project, app_factory):
+        app = app_factory(memory_project)
+        target = memory_project.memory_dir / "user_role.md"
+
+        async def conflict(pilot) -> None:  # type: ignore[no-untyped-def]
+            pilot.app.screen.post_message(OpenMemoryRequested("user_role.md"))
+            await settle(pilot.app, pilot)
+            await pilot.press("e")
+            await settle(pilot.app, pilot)
+            target.write_text(target.read_text() + "Changed elsewhere.\n")
+            await pilot.press("ctrl+s")
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=settled(after=conflict))
+
+
+class TestThemes:
+    """The reference screen (the warnings sample's MEMORY.md report) under every theme."""
+
+    @pytest.mark.parametrize("theme", THEME_NAMES)
+    def test_reference_screen(self, snap_compare, warnings_app, theme: str):
+        assert snap_compare(warnings_app(theme), terminal_size=SIZE, run_before=settled("alt+2"))
+
+
+def entry(path: str, memory_type: str | None, *, age: int = 3, lints=()) -> MemoryEntry:  # type: ignore[no-untyped-def]
+    now_ms = 1_800_000_000_000
+    return MemoryEntry(
+        path=path,
+        abs_path=f"/m/{path}",
+        name=path.removesuffix(".md").replace("_", " "),
+        description=f"What {path} is about",
+        type=memory_type,
+        scope="private",
+        mtime_ms=now_ms - age * 86_400_000,
+        mtime="",
+        age_days=age,
+        size_bytes=412,
+        tokens=103,
+        indexed=True,
+        lints=tuple(lints),
+    )
+
+
+class TestPanes:
+    """Each pane alone in a harness, fed engine result objects."""
+
+    def test_memory_pane_with_findings(self, snap_compare):
+        found = (
+            LintFinding("f.md", "why-missing", "warning", "a feedback memory should say **Why:**"),
+            LintFinding("f.md", "relative-date", "warning", "relative date 'next week'", 7),
+        )
+        document = MemoryDocument(
+            entry=entry("feedback_style.md", "feedback", lints=found),
+            frontmatter={
+                "name": "Review style",
+                "description": "Short reviews",
+                "type": "feedback",
+            },
+            visible_to_claude=True,
+            body="# Review style\n\nKeep reviews short.\n\n- one point per comment\n- next week: revisit\n",
+            text="",
+            fingerprint="x",
+        )
+
+        def setup(pane) -> None:  # type: ignore[no-untyped-def]
+            pane.document = document
+
+        app = PaneHarness(lambda: MemoryPane(now_ms=lambda: 1_800_000_000_000), setup)
+        assert snap_compare(app, terminal_size=(90, 26))
+
+    def test_index_pane_over_both_limits(self, snap_compare):
+        entries = tuple(
+            IndexEntry(
+                line=n,
+                text=f"- [Note {n}](note_{n}.md) — a hook",
+                title=f"Note {n}",
+                target=f"note_{n}.md",
+                hook="a hook",
+                loaded=n <= 3,
+                target_exists=n != 2,
+            )
+            for n in range(1, 6)
+        )
+        report = IndexReport(
+            path="/m/MEMORY.md",
+            exists=True,
+            line_count=205,
+            length=25_400,
+            utf8_bytes=25_400,
+            max_lines=200,
+            max_length=25_000,
+            line_truncated=True,
+            length_truncated=True,
+            loaded_content="",
+            warning="MEMORY.md is over both limits; only part of it loads.",
+            entries=entries,
+            dropped_lines=2,
+            dangling=("note_2.md",),
+            orphans=("loose.md",),
+            headroom=Headroom(lines=-5, length=-400),
+            loaded_lines=3,
+            long_lines=(4,),
+        )
+
+        def setup(pane) -> None:  # type: ignore[no-untyped-def]
+            pane.show_report(report)
+
+        app = PaneHarness(IndexPane, setup)
+        assert snap_compare(app, terminal_size=(100, 24))
+
+    def test_placeholder_pane_light(self, snap_compare):
+        app = PaneHarness(
+            lambda: PlaceholderPane("gauge", "Token gauge", "The threshold ladder."),
+            theme="workbench-light",
+        )
+        assert snap_compare(app, terminal_size=(70, 14))
