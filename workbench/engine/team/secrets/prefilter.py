@@ -137,27 +137,24 @@ class HyperscanPrefilter:
         self._lock = threading.Lock()
         self._local = threading.local()
 
-    def _scan(self, data: bytes, on_match: Callable[..., None]) -> None:
+    def _scan(self, data: bytes) -> list[tuple[int, int]]:
+        """(rule index, offset of the last byte) of every core match in `data`."""
+        hits: list[tuple[int, int]] = []
         if self._lock.acquire(blocking=False):
             try:
-                self._db.scan(data, match_event_handler=on_match)
+                self._db.scan(data, match_event_handler=_on_match, context=hits)
             finally:
                 self._lock.release()
-            return
+            return hits
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self._db.scratch.clone()
-        self._db.scan(data, match_event_handler=on_match, scratch=scratch)
+        self._db.scan(data, match_event_handler=_on_match, context=hits, scratch=scratch)
+        return hits
 
     def candidates(self, text: str) -> Candidates:
         data = text.encode("utf-8", "surrogatepass")
-        hits: list[tuple[int, int]] = []
-        append = hits.append
-
-        def on_match(rule: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            append((rule, end - 1))
-
-        self._scan(data, on_match)
+        hits = self._scan(data)
         return _group(text, data, hits) if hits else {}
 
     def candidates_many(self, texts: Sequence[str]) -> list[Candidates]:
@@ -168,13 +165,7 @@ class HyperscanPrefilter:
         for data in datas:
             starts.append(offset)
             offset += len(data) + 1
-        hits: list[tuple[int, int]] = []
-        append = hits.append
-
-        def on_match(rule: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            append((rule, end - 1))
-
-        self._scan(b"\n".join(datas), on_match)
+        hits = self._scan(b"\n".join(datas))
         out: list[Candidates] = [{} for _ in texts]
         if not hits:
             return out
@@ -185,6 +176,10 @@ class HyperscanPrefilter:
         for which, text_hits in per_text.items():
             out[which] = _group(texts[which], datas[which], text_hits)
         return out
+
+
+def _on_match(rule: int, _start: int, end: int, _flags: int, hits: list[tuple[int, int]]) -> None:
+    hits.append((rule, end - 1))
 
 
 def _group(text: str, data: bytes, hits: list[tuple[int, int]]) -> Candidates:
