@@ -355,3 +355,10 @@ def test_session_memory_update_not_available_yet(capsys, project, monkeypatch):
     monkeypatch.delattr(agents, "run_session_memory_update", raising=False)
     code, out, err = run(capsys, project, "session-memory", "update")
     assert code == 2 and "not available" in err and out == ""
+
+
+def test_gauge_with_the_1m_beta(capsys, project):
+    code, out, _ = run(capsys, project, "gauge", "--beta", "context-1m-2025-08-07", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["context_window"] == 1_000_000
+    assert data["context_window_source"] == "1m-beta"

@@ -34,6 +34,13 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     gauge.add_argument("--model", metavar="M", help="judge against this model's limits")
     gauge.add_argument("--follow", action="store_true", help="keep watching; one line per change")
     gauge.add_argument(
+        "--beta",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="an API beta Claude Code runs with (context-1m-2025-08-07 gives 1M on Sonnet 4)",
+    )
+    gauge.add_argument(
         "--measure",
         action="store_true",
         help="also count the messages with cl100k and, when a key is set, the API",
@@ -139,7 +146,11 @@ def run_gauge(args: argparse.Namespace) -> int:
     if args.follow:
         return _follow(args, engine)
     report = service.gauge(
-        args.transcript, session=args.session, latest=args.latest, model=args.model
+        args.transcript,
+        session=args.session,
+        latest=args.latest,
+        model=args.model,
+        betas=tuple(args.beta),
     )
     data = report.to_json()
     if args.measure:

@@ -56,7 +56,7 @@ class ContextService:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._thresholds: dict[str, Thresholds] = {}
+        self._thresholds: dict[tuple[str, tuple[str, ...]], Thresholds] = {}
         self._sessions: dict[str, tuple[tuple[int, int], SessionInfo]] = {}
 
     # --- configuration --------------------------------------------------------------------
@@ -76,14 +76,16 @@ class ContextService:
 
         return load_global_config(self.env, self.engine.locations.config_home)
 
-    def thresholds(self, model: str | None = None) -> Thresholds:
-        """The ladder for `model` (default Sonnet 4.6) under this engine's environment."""
+    def thresholds(self, model: str | None = None, *, betas: tuple[str, ...] = ()) -> Thresholds:
+        """The ladder for `model` (default Sonnet 4.6) under this engine's environment;
+        `betas` are the API betas Claude Code was started with (`--betas`)."""
         name = resolve_alias(model) if model else DEFAULT_MODEL
-        if name not in self._thresholds:
-            self._thresholds[name] = compute_thresholds(
-                name, env=self.env, config=self.global_config
+        key = (name, tuple(betas))
+        if key not in self._thresholds:
+            self._thresholds[key] = compute_thresholds(
+                name, env=self.env, config=self.global_config, betas=tuple(betas)
             )
-        return self._thresholds[name]
+        return self._thresholds[key]
 
     # --- transcripts ----------------------------------------------------------------------
 
@@ -150,6 +152,7 @@ class ContextService:
         session: str | None = None,
         latest: bool = False,
         model: str | None = None,
+        betas: tuple[str, ...] = (),
     ) -> GaugeReport:
         """The gauge for a transcript, read from its end."""
         from workbench.engine.context.gauge import (
@@ -164,7 +167,7 @@ class ContextService:
         source = "flag" if model else ("transcript" if tail.model else "default")
         return gauge_from_messages(
             tail.messages,
-            self.thresholds(chosen),
+            self.thresholds(chosen, betas=betas),
             transcript=str(path),
             session_id=path.stem,
             model_source=source,
