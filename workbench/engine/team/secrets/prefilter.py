@@ -127,7 +127,6 @@ class HyperscanPrefilter:
     def __init__(self, rules: tuple[SecretRule, ...] = RULES) -> None:
         import hyperscan
 
-        self._hs = hyperscan
         self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         expressions = [rule.core.encode("ascii") for rule in rules]
         flags = [hyperscan.HS_FLAG_CASELESS if rule.ignore_case else 0 for rule in rules]
@@ -153,19 +152,18 @@ class HyperscanPrefilter:
         return hits
 
     def candidates(self, text: str) -> Candidates:
-        data = text.encode("utf-8", "surrogatepass")
-        hits = self._scan(data)
-        return _group(text, data, hits) if hits else {}
+        hits = self._scan(_one_byte_per_character(text))
+        return _group(hits) if hits else {}
 
     def candidates_many(self, texts: Sequence[str]) -> list[Candidates]:
         """One scan over all texts joined by newlines (no core match crosses a newline)."""
-        datas = [text.encode("utf-8", "surrogatepass") for text in texts]
         starts: list[int] = []
         offset = 0
-        for data in datas:
+        for text in texts:
             starts.append(offset)
-            offset += len(data) + 1
-        hits = self._scan(b"\n".join(datas))
+            offset += len(text) + 1
+        # Encode one by one: joining first would widen every text to the widest one's width.
+        hits = self._scan(b"\n".join(_one_byte_per_character(text) for text in texts))
         out: list[Candidates] = [{} for _ in texts]
         if not hits:
             return out
@@ -174,47 +172,32 @@ class HyperscanPrefilter:
             which = bisect.bisect_right(starts, at) - 1
             per_text.setdefault(which, []).append((rule, at - starts[which]))
         for which, text_hits in per_text.items():
-            out[which] = _group(texts[which], datas[which], text_hits)
+            out[which] = _group(text_hits)
         return out
+
+
+def _one_byte_per_character(text: str) -> bytes:
+    """The text as bytes whose offsets are its string indexes.
+
+    Every core is ASCII, so only ASCII characters need to survive: Latin-1 keeps them (and
+    turns other Latin-1 letters into bytes no core matches), and anything beyond becomes `?`,
+    which no core contains either. Cheaper than UTF-8, and no offsets to map back.
+    """
+    return text.encode("latin-1", "replace")
 
 
 def _on_match(rule: int, _start: int, end: int, _flags: int, hits: list[tuple[int, int]]) -> None:
     hits.append((rule, end - 1))
 
 
-def _group(text: str, data: bytes, hits: list[tuple[int, int]]) -> Candidates:
-    """Hits (rule, byte offset) as ascending string positions per rule."""
+def _group(hits: list[tuple[int, int]]) -> Candidates:
+    """Hits (rule, offset) as ascending positions per rule."""
     out: Candidates = {}
-    if len(data) != len(text):
-        hits = _to_string_positions(data, hits)
-    # For ASCII text, byte offsets are string indexes.
     for rule, at in hits:
         out.setdefault(rule, []).append(at)
     for positions in out.values():
         positions.sort()
     return out
-
-
-# Every byte except UTF-8 continuation bytes (0x80-0xBF): deleting them leaves one byte per
-# character that is not a first byte, so a stretch holds len(stretch) - len(kept) characters.
-_NOT_CONTINUATION = bytes(b for b in range(256) if not 0x80 <= b <= 0xBF)
-
-
-def _to_string_positions(data: bytes, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Map byte offsets in UTF-8 `data` to string indexes of the start of their line.
-
-    The scanner only needs some position on the right line, and a line start is cheap to
-    convert: count the characters of each stretch between consecutive line starts once.
-    """
-    line_starts = sorted({data.rfind(b"\n", 0, at) + 1 for _rule, at in hits})
-    mapped: dict[int, int] = {}
-    byte_pos = char_pos = 0
-    for start in line_starts:
-        stretch = data[byte_pos:start]
-        char_pos += len(stretch) - len(stretch.translate(None, _NOT_CONTINUATION))
-        byte_pos = start
-        mapped[start] = char_pos
-    return [(rule, mapped[data.rfind(b"\n", 0, at) + 1]) for rule, at in hits]
 
 
 class AutoPrefilter:
