@@ -362,3 +362,8 @@ def test_gauge_with_the_1m_beta(capsys, project):
     data = json.loads(out)
     assert code == 0 and data["context_window"] == 1_000_000
     assert data["context_window_source"] == "1m-beta"
+
+
+def test_gauge_refuses_a_transcript_and_a_session_together(capsys, project):
+    code, out, err = run(capsys, project, "gauge", str(project["old"]), "--session", "2222")
+    assert code == 2 and out == "" and "not more than one" in err

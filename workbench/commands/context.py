@@ -141,6 +141,8 @@ def _cut(text: str, width: int) -> str:
 
 
 def run_gauge(args: argparse.Namespace) -> int:
+    if args.transcript and (args.session or args.latest):
+        raise UserInputError("give a TRANSCRIPT, --session or --latest, not more than one")
     engine = open_engine(args)
     service = engine.context
     if args.follow:
