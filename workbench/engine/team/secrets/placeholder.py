@@ -42,13 +42,13 @@ def shannon_entropy(text: str) -> float:
     if not text:
         return 0.0
     total = len(text)
-    # H = log2(n) - sum(c * log2(c)) / n, with c the count of each distinct character.
-    weighted = sum(_c_log2_c(count) for count in Counter(text).values())
+    # H = log2(n) - sum(c * log2(c)) / n over the count c of each distinct character.
+    counts = Counter(text).values()
+    if total < len(_C_LOG2_C):
+        weighted = sum(_C_LOG2_C[count] for count in counts)
+    else:
+        weighted = sum(count * math.log2(count) for count in counts)
     return math.log2(total) - weighted / total
-
-
-def _c_log2_c(count: int) -> float:
-    return _C_LOG2_C[count] if count < len(_C_LOG2_C) else count * math.log2(count)
 
 
 _C_LOG2_C = [0.0] + [c * math.log2(c) for c in range(1, 1025)]
