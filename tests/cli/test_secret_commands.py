@@ -164,3 +164,21 @@ def test_binary_and_invalid_utf8_files_do_not_crash(capsys, memory: Path):
     code, out, _err = run(capsys, "scan-secrets", str(memory), "--json")
     data = json.loads(out)
     assert code == 1 and [f["rule_id"] for f in data["findings"]] == ["github-pat"]
+
+
+def test_unlistable_folders_are_reported_not_fatal(capsys, memory: Path, monkeypatch):
+    locked = memory / "team" / "locked"
+    locked.mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, out, err = run(capsys, "scan-secrets", str(memory), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["files_scanned"] == 1
+    assert [u["reason"] for u in data["unreadable"]] == ["Permission denied"]
+    assert "could not read" in err

@@ -65,10 +65,13 @@ class SecretScanReport:
         }
 
 
-def iter_files(paths: Sequence[str | Path]) -> Iterator[Path]:
+def iter_files(
+    paths: Sequence[str | Path], on_error: Callable[[OSError], None] | None = None
+) -> Iterator[Path]:
     """Every regular file named or under the named folders, sorted, without following links.
 
     A symlink named directly is scanned; symlinks met inside folders are not followed.
+    Folders that cannot be listed go to `on_error`.
     """
     for raw in paths:
         path = Path(raw)
@@ -77,7 +80,7 @@ def iter_files(paths: Sequence[str | Path]) -> Iterator[Path]:
         if not path.is_dir():
             yield path
             continue
-        for root, folders, files in os.walk(path):
+        for root, folders, files in os.walk(path, onerror=on_error):
             folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
             for name in sorted(files):
                 candidate = Path(root, name)
@@ -119,7 +122,11 @@ def scan_files(
         batch.clear()
         batch_bytes = 0
 
-    for file in iter_files(paths):
+    def unlistable(exc: OSError) -> None:
+        name = display(Path(exc.filename)) if exc.filename else "?"
+        unreadable.append(UnreadableFile(name, exc.strerror or exc.__class__.__name__))
+
+    for file in iter_files(paths, on_error=unlistable):
         name = display(file)
         try:
             text = read_text(file)
