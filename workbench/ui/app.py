@@ -11,17 +11,31 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
+from textual.message import Message
 from textual.screen import Screen
 
 from workbench.config import DEFAULT_THEME, Settings
 from workbench.ui.actions import ACTIONS, bindings, unknown_keymap_ids
-from workbench.ui.commands import MemoryProvider
-from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults, load_themes
+from workbench.ui.themes import (
+    BUILTIN_THEMES,
+    ThemeLoadResult,
+    app_variable_defaults,
+    load_themes,
+)
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
     from workbench.engine import Engine
 
 APP_TCSS = Path(__file__).with_name("app.tcss")
+
+
+def memory_provider() -> type[Provider]:
+    """The "Open memory" palette provider, imported when the palette first opens."""
+    from workbench.ui.commands import MemoryProvider
+
+    return MemoryProvider
 
 
 def theme_folders(settings: Settings) -> list[Path]:
@@ -42,7 +56,8 @@ class WorkbenchApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Memory Workbench"
     BINDINGS: ClassVar[list[BindingType]] = bindings("app")
-    COMMANDS = App.COMMANDS | {MemoryProvider}
+    # A callable, so `textual.command` is imported when the palette opens, not at start-up.
+    COMMANDS = App.COMMANDS | {memory_provider}
 
     def __init__(
         self,
@@ -61,7 +76,8 @@ class WorkbenchApp(App[None]):
         self.animation_level = settings.animation
         self.theme_problems: list[str] = []
         """Theme files that failed to load, and a missing configured theme."""
-        self._register_themes(theme_folders(settings) if theme_dirs is None else theme_dirs)
+        self._theme_folders = list(theme_folders(settings) if theme_dirs is None else theme_dirs)
+        self._register_themes()
 
     def now_ms(self) -> float:
         """The clock ages are measured against (fixed in tests so snapshots do not drift)."""
@@ -69,19 +85,54 @@ class WorkbenchApp(App[None]):
 
     # --- themes ------------------------------------------------------------------------
 
-    def _register_themes(self, folders: Iterable[Path]) -> None:
+    def _register_themes(self) -> None:
         for theme in BUILTIN_THEMES.values():
             self.register_theme(theme)
-        result = load_themes(folders)
+        wanted = self.settings.theme
+        if wanted in self.available_themes:
+            # YAML themes are not needed for the first frame: load them after it, off the UI
+            # thread (reading and parsing them is most of a start-up's theme cost).
+            self.theme = wanted
+            self._themes_deferred = True
+            return
+        self._themes_deferred = False
+        self._apply_theme_files(load_themes(self._theme_folders))
+
+    def _apply_theme_files(self, result: ThemeLoadResult) -> None:
         for theme in result.loaded.values():
             self.register_theme(theme)
         self.theme_problems = [f"{path.name}: {error}" for path, error in result.failed]
         wanted = self.settings.theme
         if wanted in self.available_themes:
-            self.theme = wanted
+            if self.theme != wanted:
+                self.theme = wanted
         else:
             self.theme_problems.append(f"no theme named {wanted!r}; using {DEFAULT_THEME}")
             self.theme = DEFAULT_THEME
+
+    class ThemeFilesLoaded(Message):
+        """The YAML themes were read (in a worker)."""
+
+        def __init__(self, result: ThemeLoadResult) -> None:
+            super().__init__()
+            self.result = result
+
+    @work(thread=True, exclusive=True, group="themes", exit_on_error=False)
+    def _load_theme_files(self) -> None:
+        self.post_message(self.ThemeFilesLoaded(load_themes(self._theme_folders)))
+
+    def on_workbench_app_theme_files_loaded(self, message: ThemeFilesLoaded) -> None:
+        self._apply_theme_files(message.result)
+        self._report_theme_problems()
+
+    def _report_theme_problems(self) -> None:
+        if self.theme_problems:
+            self.notify(
+                "\n".join(self.theme_problems),
+                title="Some themes could not be loaded",
+                severity="error",
+                timeout=10,
+            )
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return app_variable_defaults(self.current_theme)
@@ -114,13 +165,10 @@ class WorkbenchApp(App[None]):
                     title="Keymap",
                     severity="warning",
                 )
-        if self.theme_problems:
-            self.notify(
-                "\n".join(self.theme_problems),
-                title="Some themes could not be loaded",
-                severity="error",
-                timeout=10,
-            )
+        if self._themes_deferred:
+            self._load_theme_files()
+        else:
+            self._report_theme_problems()
         self.watch(self, "theme", self._remember_theme, init=False)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

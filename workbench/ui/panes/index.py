@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.engine.index import link_target_path
 from workbench.engine.memory_models import IndexEntry, IndexReport
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
@@ -103,9 +103,14 @@ class IndexPane(Pane):
         yield OptionList(classes="index-lines")
         yield Static(classes="index-problems")
 
+    class Ready(Message):
+        """The pane is mounted and wants the latest report."""
+
     def on_mount(self) -> None:
         if self.report is not None:
             self._render_report(self.report)
+        else:
+            self.post_message(self.Ready())
 
     def show_report(self, report: IndexReport | None, *, team: bool = False) -> None:
         """Show a load report (None: the team index does not exist)."""
@@ -186,6 +191,8 @@ class IndexPane(Pane):
         entry = next((e for e in self.report.entries if e.line == number), None)
         if entry is None or not entry.target or not entry.target_exists:
             return
+        from workbench.engine.index import link_target_path
+
         local = link_target_path(entry.target)
         if local:
             self.post_message(OpenMemoryRequested(("team/" if self.team else "") + local))

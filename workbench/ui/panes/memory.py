@@ -9,7 +9,6 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.highlight import highlight
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
@@ -177,6 +176,8 @@ class MemoryPane(Pane):
         markdown = self.query_one(".memory-body", Markdown)
         source = self.query_one(".memory-source", Static)
         if self.show_source or document.binary or len(document.body) > MAX_RENDERED_CHARS:
+            from textual.highlight import highlight  # pygments: only when source is shown
+
             text = document.text if not document.binary else "(binary content not shown)"
             source.update(highlight(text[: MAX_RENDERED_CHARS * 2], language="markdown"))
             source.display = True

@@ -6,6 +6,7 @@ Disk work runs in thread workers that post messages back; the handlers here own 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.lazy import Lazy
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -42,7 +44,6 @@ from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.panes.waiting import waiting_pane
 from workbench.ui.screens.confirm import ConfirmModal
-from workbench.ui.screens.editor import MemoryEditorScreen
 from workbench.ui.screens.prompt import TextPromptModal
 from workbench.ui.widgets.memory_tree import MemoryTree
 from workbench.ui.widgets.status_line import StatusLine
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from workbench.ui.app import WorkbenchApp
 
 ENGINE_PATH = "engine: local files"
+WATCH_DELAY_S = 1.0
 LEGEND = Content.assemble(
     ("U", "bold $memory-user"),
     " user  ",
@@ -113,9 +115,10 @@ class MainScreen(Screen[None]):
                         if pane_id == "memory":
                             yield MemoryPane(now_ms=app.now_ms, id="memory-pane")
                         elif pane_id == "index":
-                            yield IndexPane(id="index-pane")
+                            # Hidden panes mount after the first frame (Textual's Lazy).
+                            yield Lazy(IndexPane(id="index-pane"))
                         else:
-                            yield waiting_pane(pane_id, full_title)
+                            yield Lazy(waiting_pane(pane_id, full_title))
         yield StatusLine(id="status")
         yield Footer()
 
@@ -130,7 +133,7 @@ class MainScreen(Screen[None]):
         status.counts = "scanning…"
         status.engine_path = ENGINE_PATH
         self.query_one(MemoryTree).focus()
-        self._load_memories()
+        self._load_memories(first_document=True)
 
     @property
     def tree(self) -> MemoryTree:
@@ -149,7 +152,7 @@ class MainScreen(Screen[None]):
     # --- loading -----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def _load_memories(self) -> None:
+    def _load_memories(self, first_document: bool = False) -> None:
         store = self.workbench.engine.memories
         worker = get_current_worker()
         try:
@@ -160,9 +163,15 @@ class MainScreen(Screen[None]):
         except (WorkbenchError, OSError) as exc:
             self.post_message(MemoriesFailed(str(exc)))
             return
-        if not worker.is_cancelled:
-            snapshot = MemorySnapshot(entries, index, team_index, folder_exists)
-            self.post_message(MemoriesLoaded(snapshot))
+        if worker.is_cancelled:
+            return
+        snapshot = MemorySnapshot(entries, index, team_index, folder_exists)
+        self.post_message(MemoriesLoaded(snapshot))
+        if first_document and entries:
+            # The first scan also reads the file the cursor will land on, so the first full
+            # frame already shows it (one worker round trip fewer at start-up).
+            with contextlib.suppress(WorkbenchError, OSError):
+                self.post_message(DocumentLoaded(store.read(entries[0].path)))
 
     @on(MemoriesLoaded)
     def _memories_loaded(self, message: MemoriesLoaded) -> None:
@@ -185,7 +194,8 @@ class MainScreen(Screen[None]):
             )
         if self.workbench.settings.watch_files and not self._watching and snapshot.folder_exists:
             self._watching = True
-            self._run_watcher()
+            # Started a moment later so importing watchfiles never competes with the first paint.
+            self.set_timer(WATCH_DELAY_S, self._run_watcher)
 
     @on(MemoriesFailed)
     def _memories_failed(self, message: MemoriesFailed) -> None:
@@ -212,13 +222,19 @@ class MainScreen(Screen[None]):
         snapshot = self.snapshot
         if snapshot is None:
             return
-        pane = self.query_one(IndexPane)
+        pane = self.query(IndexPane).first() if self.query(IndexPane) else None
+        if pane is None:
+            return  # not mounted yet: it asks for the report when it is (IndexPane.Ready)
         if self.show_team_index:
             pane.show_report(snapshot.team_index, team=True)
         else:
             pane.show_report(snapshot.index, team=False)
 
     def watch_show_team_index(self) -> None:
+        self._show_index()
+
+    @on(IndexPane.Ready)
+    def _index_pane_ready(self) -> None:
         self._show_index()
 
     # --- the viewer --------------------------------------------------------------------
@@ -327,6 +343,8 @@ class MainScreen(Screen[None]):
 
     def action_new_memory(self) -> None:
         """Open the editor on a new memory."""
+        from workbench.ui.screens.editor import MemoryEditorScreen
+
         team = bool(self.selected and self.selected.scope == "team")
         self.app.push_screen(
             MemoryEditorScreen(
@@ -354,6 +372,8 @@ class MainScreen(Screen[None]):
 
     @on(EditorRequested)
     def _editor_requested(self, message: EditorRequested) -> None:
+        from workbench.ui.screens.editor import MemoryEditorScreen
+
         self.app.push_screen(
             MemoryEditorScreen(
                 self.workbench.engine,
@@ -505,6 +525,8 @@ class MainScreen(Screen[None]):
         from watchfiles import awatch
 
         root = self.workbench.engine.locations.memory_dir
+        # Catch anything that changed between the first scan and the watcher starting.
+        self.post_message(MemoryFilesChanged(()))
         async for changes in awatch(root, debounce=300, step=100, recursive=True):
             paths = tuple(sorted({path for _change, path in changes if path.endswith(".md")}))
             if paths:
