@@ -28,15 +28,18 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.engine.errors import UserInputError, WorkbenchError
+from workbench.engine.team.sync_models import PushResult
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.review import age_text, plural
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from workbench.engine import Engine
     from workbench.engine.team.secrets.scanner import SecretFinding
-    from workbench.engine.team.sync_models import PullResult, PushResult, SyncStatus
+    from workbench.engine.team.sync_models import PullResult, SyncStatus
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -156,7 +159,7 @@ class LastSync:
     """The latest push, pull or watch event, in words."""
 
     text: str
-    severity: str = "information"
+    severity: SeverityLevel = "information"
 
 
 def build_team_report(engine: Engine) -> TeamSyncReport:
@@ -905,16 +908,16 @@ class TeamSyncPane(Pane):
         if not message.watch:
             self.busy = None
         result = message.result
-        if message.operation == "push":
-            summary = push_summary(result, message.repo)  # type: ignore[arg-type]
-            quiet = message.watch and summary.severity == "information" and not result.uploaded  # type: ignore[union-attr]
-            if not quiet:
-                self.notify(summary.text, title="Team sync", severity=summary.severity)  # type: ignore[arg-type]
+        if isinstance(result, PushResult):
+            summary = push_summary(result, message.repo)
+            # The watcher pushes after every settled change; only news is worth a toast.
+            if not (message.watch and summary.severity == "information" and not result.uploaded):
+                self.notify(summary.text, title="Team sync", severity=summary.severity)
         else:
-            summary = pull_summary(result, message.repo)  # type: ignore[arg-type]
-            written = result.written  # type: ignore[union-attr]
-            if written:
+            summary = pull_summary(result, message.repo)
+            if result.written:
                 # The main screen reports it with the undo hint and re-scans the memory folder.
+                written = result.written
                 shown = ", ".join(written[:3]) + (" …" if len(written) > 3 else "")
                 self.post_message(
                     ChangeApplied(
@@ -925,7 +928,7 @@ class TeamSyncPane(Pane):
                     )
                 )
             elif not message.watch or summary.severity != "information":
-                self.notify(summary.text, title="Team sync", severity=summary.severity)  # type: ignore[arg-type]
+                self.notify(summary.text, title="Team sync", severity=summary.severity)
         self.last = summary
         self._load_report()
 
