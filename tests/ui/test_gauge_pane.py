@@ -162,7 +162,7 @@ async def test_the_picker_switches_sessions(sample_engine):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
-        await pilot.press("p")
+        await pilot.press("s")
         await pilot.pause()
         picker = pane.query_one(Select)
         assert picker.expanded and picker.has_focus_within
@@ -282,7 +282,7 @@ async def test_a_project_without_sessions_says_so(install_sample):
 
 def test_actions_are_declared_once_with_ids_and_titles():
     ids = [spec.id for spec in PANE_ACTIONS]
-    assert ids == ["refresh-gauge", "toggle-follow", "pick-session"]
+    assert ids == ["refresh-gauge", "toggle-follow", "pick-gauge-session"]
     for spec in PANE_ACTIONS:
         assert spec.title.startswith("Gauge: ")
         assert hasattr(GaugePane, f"action_{spec.action}")

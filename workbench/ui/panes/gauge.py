@@ -63,8 +63,8 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         show=True,
     ),
     ActionSpec(
-        "pick-session",
-        "p",
+        "pick-gauge-session",
+        "s",
         "pick_session",
         "Session",
         "Gauge: Pick session",
