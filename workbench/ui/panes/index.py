@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -103,6 +104,8 @@ class IndexPane(Pane):
         yield OptionList(classes="index-lines")
         yield Static(classes="index-problems")
 
+    _stale = False
+
     class Ready(Message):
         """The pane is mounted and wants the latest report."""
 
@@ -120,10 +123,23 @@ class IndexPane(Pane):
             self.set_empty("No team MEMORY.md", "This project has no team memory folder.")
 
     def watch_report(self, report: IndexReport | None) -> None:
-        if report is not None:
+        if report is None:
+            return
+        if self._is_shown():
             self._render_report(report)
+        else:
+            # A 10,000-line index is thousands of options: build them when the pane is shown.
+            self._stale = True
+
+    def _is_shown(self) -> bool:
+        return all(node.display for node in self.ancestors_with_self if isinstance(node, Widget))
+
+    def on_show(self) -> None:
+        if self._stale and self.report is not None:
+            self._render_report(self.report)
 
     def _render_report(self, report: IndexReport) -> None:
+        self._stale = False
         label = "team/MEMORY.md" if self.team else "MEMORY.md"
         self.border_title = label
         self.query_one(".index-summary", Static).update(summary_content(report, label))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import ClassVar
 
 from rich.style import Style
@@ -32,6 +33,12 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
 NodeData = MemoryEntry | str
 # Columns after the name: " 12d" (5) + " 1.2k" (6) + " ▲" (2).
 _TAIL_WIDTH = 13
+BATCH_SIZE = 500
+MAX_PER_GROUP = 1_000
+"""A tree of 10,000 rows helps nobody and costs Tree a full re-layout per change; past this
+the newest are shown and the filter (and the palette) reach the rest."""
+MORE = "more"
+BATCH_DELAY_S = 0.001
 
 
 class MemoryTree(Tree[NodeData]):
@@ -75,6 +82,9 @@ class MemoryTree(Tree[NodeData]):
         self._now_ms = now_ms or (lambda: time.time() * 1000)
         self._entries: tuple[MemoryEntry, ...] = ()
         self._filter = ""
+        self._generation = 0
+        self._cursor_placed = False
+        self._more_nodes: list[tuple[TreeNode[NodeData], str]] = []
         self.shown_count = 0
         """How many memories pass the filter."""
 
@@ -116,9 +126,12 @@ class MemoryTree(Tree[NodeData]):
     def _rebuild(self, keep: str | None) -> None:
         terms = filter_terms(self._filter)
         previously_collapsed = {group.data for group in self.root.children if not group.is_expanded}
+        self._generation += 1
+        self._cursor_placed = False
+        self._more_nodes = []
         self.clear()
+        pending: list[tuple[TreeNode[NodeData], list[MemoryEntry]]] = []
         shown = 0
-        target: TreeNode[NodeData] | None = None
         for scope, title, _prefix in GROUPS:
             members = [e for e in self._entries if e.scope == scope and entry_matches(e, terms)]
             if not members and scope != "private":
@@ -126,21 +139,63 @@ class MemoryTree(Tree[NodeData]):
             group = self.root.add(
                 f"{title} ({len(members)})", scope, expand=scope not in previously_collapsed
             )
-            for entry in members:
+            pending.append((group, members[:MAX_PER_GROUP]))
+            if len(members) > MAX_PER_GROUP:
+                hidden = len(members) - MAX_PER_GROUP
+                # Added after the batches (see _add_batch); the filter reaches every memory.
+                self._more_nodes.append(
+                    (group, f"… {hidden:,} older: type in the filter to find them")
+                )
+            shown += len(members)
+        self.shown_count = shown
+        self._add_batch(self._generation, pending, keep)
+
+    def _add_batch(
+        self,
+        generation: int,
+        pending: list[tuple[TreeNode[NodeData], list[MemoryEntry]]],
+        keep: str | None,
+    ) -> None:
+        # Every added node invalidates the tree, so thousands of them are added a batch per
+        # tick: the screen keeps answering keys while a 10,000-memory tree fills in.
+        if generation != self._generation:
+            return  # a newer rebuild (a scan or a keystroke in the filter) replaced this one
+        budget = BATCH_SIZE
+        target: TreeNode[NodeData] | None = None
+        while pending and budget:
+            group, members = pending[0]
+            take, rest = members[:budget], members[budget:]
+            for entry in take:
                 node = group.add_leaf(entry.path, entry)
                 if entry.path == keep:
                     target = node
-            shown += len(members)
-        self.shown_count = shown
-        if target is None:
-            target = next(
-                (group.children[0] for group in self.root.children if group.children), None
-            )
-        if target is not None:
-            # Node lines are laid out on the next refresh; the cursor can only land after that.
-            self.call_after_refresh(self.move_cursor, target)
+            budget -= len(take)
+            if rest:
+                pending[0] = (group, rest)
+            else:
+                pending.pop(0)
+        if not self._cursor_placed:
+            if target is None and (keep is None or not pending):
+                # No wish, or the wished-for path is gone: the newest memory.
+                target = next((g.children[0] for g in self.root.children if g.children), None)
+            if target is not None:
+                self._cursor_placed = True
+                # Node lines are laid out on the next refresh; the cursor lands after that.
+                self.call_after_refresh(self.move_cursor, target)
+        if pending:
+            self.set_timer(BATCH_DELAY_S, partial(self._add_batch, generation, pending, keep))
+            return
+        for group, label in self._more_nodes:
+            group.add_leaf(label, MORE)
 
     # --- rendering ---------------------------------------------------------------------
+
+    def get_label_width(self, node: TreeNode[NodeData]) -> int:
+        # Leaves are padded to the widget's width, so measuring each one (which Tree does for
+        # every line when it lays out) would render 10,000 labels for nothing.
+        if isinstance(node.data, MemoryEntry):
+            return max(24, self.scrollable_content_region.width - self.guide_depth)
+        return super().get_label_width(node)
 
     def _style(self, component: str) -> Style:
         # Labels are measured once before the stylesheet reaches the widget; unstyled is fine then.
@@ -151,6 +206,10 @@ class MemoryTree(Tree[NodeData]):
 
     def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
         data = node.data
+        if data == MORE:
+            label = super().render_label(node, base_style, style)
+            label.stylize(self._style("memory-tree--meta"))
+            return label
         if not isinstance(data, MemoryEntry):
             label = super().render_label(node, base_style, style)
             label.stylize(self._style("memory-tree--group"))

@@ -1,0 +1,73 @@
+"""The memory tree at scale: capped groups, batched filling, the filter reaching everything."""
+
+from __future__ import annotations
+
+from tests.ui.conftest import settle
+from tests.ui.harness import PaneHarness
+from workbench.engine.memory_models import MemoryEntry
+from workbench.ui.widgets.memory_tree import MAX_PER_GROUP, MORE, MemoryTree
+
+NOW_MS = 1_800_000_000_000
+
+
+def entries(count: int) -> list[MemoryEntry]:
+    return [
+        MemoryEntry(
+            path=f"user_topic_{i:05d}.md",
+            abs_path=f"/m/user_topic_{i:05d}.md",
+            name=f"Topic {i}",
+            description=f"topic number {i}",
+            type="user",
+            scope="private",
+            mtime_ms=NOW_MS - i * 60_000,
+            mtime="",
+            age_days=0,
+            size_bytes=100,
+            tokens=25,
+            indexed=True,
+        )
+        for i in range(count)
+    ]
+
+
+async def test_a_big_group_shows_the_newest_and_says_how_many_more():
+    app = PaneHarness(lambda: MemoryTree(now_ms=lambda: NOW_MS))
+    async with app.run_test(size=(80, 30)) as pilot:
+        tree = app.query_one(MemoryTree)
+        tree.set_entries(entries(2_500))
+        await settle(app, pilot)
+        group = tree.root.children[0]
+        assert str(group.label) == "Private (2500)"
+        leaves = [n for n in group.children if n.data != MORE]
+        assert len(leaves) == MAX_PER_GROUP
+        assert leaves[0].data.path == "user_topic_00000.md"  # newest first
+        assert group.children[-1].data == MORE
+        assert "1,500 older" in str(group.children[-1].label)
+        assert tree.selected_path == "user_topic_00000.md"
+        assert tree.shown_count == 2_500
+
+
+async def test_the_filter_reaches_memories_past_the_cap():
+    app = PaneHarness(lambda: MemoryTree(now_ms=lambda: NOW_MS))
+    async with app.run_test(size=(80, 30)) as pilot:
+        tree = app.query_one(MemoryTree)
+        tree.set_entries(entries(2_500))
+        await settle(app, pilot)
+        tree.set_filter("topic number 2345")
+        await settle(app, pilot)
+        paths = [n.data.path for n in tree.root.children[0].children]
+        assert paths == ["user_topic_02345.md"]
+        assert tree.selected_path == "user_topic_02345.md"
+
+
+async def test_a_rescan_keeps_the_cursor_on_the_same_memory():
+    app = PaneHarness(lambda: MemoryTree(now_ms=lambda: NOW_MS))
+    async with app.run_test(size=(80, 30)) as pilot:
+        tree = app.query_one(MemoryTree)
+        tree.set_entries(entries(900))
+        await settle(app, pilot)
+        assert tree.select_path("user_topic_00750.md")
+        await settle(app, pilot)
+        tree.set_entries(entries(901), keep=tree.selected_path)
+        await settle(app, pilot)
+        assert tree.selected_path == "user_topic_00750.md"
