@@ -1,0 +1,843 @@
+"""The recall simulator: type a prompt, see which memories Claude Code would surface and why.
+
+The query runs in an async worker (`engine.recall.recall`): the model path awaits the API,
+the offline ranker is local. Scanning and indexing the memory folder is disk and CPU work,
+so the worker does it in a thread first and the coroutine only does the cheap remainder.
+The result always names the engine that ran and why; it lists the picks with scores,
+reasons, age and freshness, the near misses with what kept them out, exactly what would be
+injected (against the 5-per-turn and 60 KB session budgets), and the candidate manifest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import textwrap
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Input, OptionList, Select, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from workbench.engine.errors import WorkbenchError
+from workbench.ui.actions import ActionSpec
+from workbench.ui.formatting import TYPE_BADGES
+from workbench.ui.messages import OpenMemoryRequested
+from workbench.ui.panes.base import Pane
+from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
+
+if TYPE_CHECKING:
+    from workbench.engine.recall.models import NearMiss, RecallResult, SelectedMemory
+    from workbench.engine.recall.service import RecallService
+    from workbench.engine.recall.surfacing import SurfacedMemory, SurfacingView
+
+EngineChoice = Literal["auto", "llm", "offline"]
+ENGINES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")
+ENGINE_LABELS: dict[str, str] = {
+    "auto": "auto (the model when a key is set)",
+    "llm": "llm (ask the model)",
+    "offline": "offline (local ranker)",
+}
+
+PANE_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec(
+        "focus-query",
+        "i",
+        "focus_query",
+        "Query",
+        "Recall: Focus query",
+        "Put the cursor in the recall query box",
+    ),
+    ActionSpec(
+        "run-recall",
+        "f5",
+        "run_recall",
+        "Run",
+        "Recall: Run recall",
+        "Simulate recall for the query with the chosen engine and options",
+        show=True,
+    ),
+    ActionSpec(
+        "cycle-engine",
+        "ctrl+o",
+        "cycle_engine",
+        "Engine",
+        "Recall: Cycle engine",
+        "Switch the recall engine between auto, llm (the model) and offline (local ranker)",
+        show=True,
+    ),
+)
+"""The pane's verbs (binding id, keys, palette title and help line)."""
+
+SCORE_BAR_WIDTH = 8
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """One query with its options, as the user set them."""
+
+    query: str
+    engine: EngineChoice = "auto"
+    recent_tools: tuple[str, ...] = ()
+    surfaced: tuple[str, ...] = ()
+
+
+def split_list(text: str) -> tuple[str, ...]:
+    """`Bash, Read` → `('Bash', 'Read')`: comma-separated, blanks and repeats dropped."""
+    return tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+
+
+# --- pure helpers: result → display -------------------------------------------------------
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 memory`, `3 memories`."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def engine_ran(result: RecallResult) -> str:
+    """`the model (claude-sonnet-4-6)` or `the offline ranker`."""
+    if result.engine == "llm":
+        model = result.request.get("model") if result.request else None
+        return f"the model ({model})" if model else "the model"
+    return "the offline ranker"
+
+
+def engine_reason(result: RecallResult) -> str:
+    """Why that engine ran."""
+    if result.engine == "llm":
+        if result.requested_engine == "auto":
+            return "auto, and ANTHROPIC_API_KEY is set"
+        return "chosen in the options"
+    if result.error is not None:
+        message = result.error.get("message") or result.error.get("kind") or "unknown error"
+        return f"auto fell back after an API error: {message}"
+    if result.requested_engine == "auto":
+        return "auto, and no API key is set"
+    return "chosen in the options"
+
+
+def extra_notes(result: RecallResult) -> tuple[str, ...]:
+    """The engine's notes minus the one the banner already states (auto falling to offline)."""
+    notes = result.notes
+    if result.engine == "offline" and result.requested_engine == "auto" and notes:
+        return notes[1:]
+    return notes
+
+
+def banner_content(result: RecallResult, *, stale: bool = False) -> Content:
+    """Which engine ran and why, what it found, and any notes."""
+    fallback = result.error is not None
+    lines = [
+        Content.assemble(
+            ("● ", "$text-warning" if fallback else "$text-success"),
+            ("Ran: ", "$text-muted"),
+            (engine_ran(result), "bold"),
+            ("  ·  ", "$text-muted"),
+            (engine_reason(result), "$text-warning" if fallback else "$text-muted"),
+        ),
+        Content.assemble(
+            ("  ", ""),
+            (f"{len(result.selected)}", "bold"),
+            f" selected of {plural(len(result.candidates), 'candidate')}",
+            (
+                f"  ·  {plural(len(result.surfaced), 'file')} already surfaced (not offered)"
+                if result.surfaced
+                else ""
+            ),
+            (f"  ·  recent tools: {', '.join(result.recent_tools)}" if result.recent_tools else ""),
+        ),
+    ]
+    for note in extra_notes(result):
+        lines.append(Content.assemble(("  note: ", "$text-muted"), (note, "$text-muted italic")))
+    if stale:
+        lines.append(
+            Content.assemble(
+                ("  options changed since this ran: ", "$text-warning"),
+                ("F5", "bold $text-accent"),
+                (" runs it again", "$text-warning"),
+            )
+        )
+    return Content("\n").join(lines)
+
+
+def text_bar(fraction: float, width: int = SCORE_BAR_WIDTH, style: str = "$primary") -> Content:
+    """A small inline bar for a score relative to the best."""
+    filled = max(1, round(max(0.0, min(1.0, fraction)) * width)) if fraction > 0 else 0
+    return Content.assemble(("━" * filled, style), ("─" * (width - filled), "$foreground 20%"))
+
+
+def type_badge(memory_type: str | None) -> Content:
+    """The tree's coloured one-letter type badge."""
+    key = memory_type or "untyped"
+    letter = TYPE_BADGES.get(memory_type, TYPE_BADGES[None])
+    return Content.styled(f" {letter} ", f"bold $memory-{key} reverse")
+
+
+def hanging(text: str, width: int, mark: str, style: str = "", mark_style: str = "") -> Content:
+    """`mark` then `text` wrapped to `width`, continuation lines indented under the text
+    (an option list wraps at its left edge, which would lose the indent)."""
+    room = max(20, width - len(mark))
+    lines = textwrap.wrap(text, room, break_long_words=True, break_on_hyphens=False) or [""]
+    pad = " " * len(mark)
+    return Content("\n").join(
+        Content.assemble((mark if i == 0 else pad, mark_style), (line, style))
+        for i, line in enumerate(lines)
+    )
+
+
+def freshness_line(note: str) -> str:
+    """The note's first sentence; the whole caution is in the Injected tab, verbatim."""
+    first, dot, _rest = note.partition(". ")
+    return f"freshness note: {first}{dot.strip()} The agent is told to verify it first."
+
+
+def selected_prompt(number: int, item: SelectedMemory, top_score: float, width: int) -> Content:
+    """One pick: path, score, type, age, description, reasons and the freshness note."""
+    score: Content | str = ""
+    if item.score is not None:
+        score = Content.assemble(
+            ("  ", ""),
+            (f"{item.score:.2f} ", "bold"),
+            text_bar(item.score / top_score if top_score else 0.0),
+        )
+    lines = [
+        Content.assemble(
+            (f"{number}. ", "bold $text-success"),
+            type_badge(item.type),
+            " ",
+            (item.path, "bold"),
+            score,
+        )
+    ]
+    age_style = "$text-warning" if item.freshness_note else "$text-muted"
+    facts = Content.assemble(
+        ("   ", ""),
+        (item.type or "no type", "$text-muted"),
+        ("  ·  saved ", "$text-muted"),
+        (item.age, age_style),
+    )
+    lines.append(facts)
+    if item.description:
+        lines.append(hanging(item.description, width, "   ", "italic $text-muted"))
+    for reason in item.reasons:
+        lines.append(hanging(reason, width, "   · ", "", "$text-success"))
+    if item.freshness_note:
+        lines.append(
+            hanging(
+                freshness_line(item.freshness_note),
+                width,
+                "   ⚠ ",
+                "$text-warning",
+                "$text-warning",
+            )
+        )
+    return Content("\n").join(lines)
+
+
+def miss_prompt(miss: NearMiss, width: int) -> Content:
+    """A near miss and what kept it out."""
+    score = "" if miss.score is None else f"  score {miss.score:.2f}"
+    tag = "" if miss.candidate else "  (not a candidate)"
+    return Content.assemble(
+        ("✗ ", "$text-error"),
+        (miss.path, "bold"),
+        (score + tag, "$text-muted"),
+        "\n",
+        hanging(miss.why_not, width, "   ", "$text-muted"),
+    )
+
+
+def budget_content(view: SurfacingView) -> Content:
+    """Would anything be injected this turn, and against which limits."""
+    count = len(view.memories)
+    if view.skipped_reason:
+        verdict = Content.assemble(
+            ("✖ Recall would not run for this prompt: ", "bold $text-error"),
+            (view.skipped_reason, "$text-error"),
+        )
+    elif not count:
+        verdict = Content.styled("Nothing would be injected: no memory was selected.", "bold")
+    else:
+        verdict = Content.assemble(
+            ("Would inject ", "bold"),
+            (plural(count, "memory", "memories"), "bold $text-success"),
+            f" (at most {view.max_per_turn} per turn) · ",
+            (f"{view.turn_bytes:,}", "bold"),
+            " characters",
+        )
+    rule = Content.styled(
+        f"Each file is read up to {view.max_lines} lines or {view.max_bytes:,} bytes (whole "
+        "lines); a longer one is cut with a notice pointing at the full file. Once "
+        f"{view.session_budget // 1024} KB of memories have been surfaced in a session, recall "
+        "stops until a compaction.",
+        "$text-muted",
+    )
+    return Content("\n").join([verdict, rule])
+
+
+def budget_value(view: SurfacingView) -> Content:
+    """The session budget before and after this turn."""
+    return Content.assemble(
+        (f"{view.session_bytes_after:,}", "bold"),
+        (f" / {view.session_budget:,}", "$text-muted"),
+    )
+
+
+def memory_title(memory: SurfacedMemory) -> Content:
+    """The line above one injected memory: its path, size and whether it was cut."""
+    if memory.truncated:
+        cut = Content.styled(
+            f"cut after {memory.kept_lines} of {memory.total_lines} lines "
+            f"({memory.truncated} limit)",
+            "bold $text-warning",
+        )
+    else:
+        cut = Content.styled(f"all {memory.total_lines} lines", "$text-muted")
+    return Content.assemble(
+        (memory.path, "bold"), (f"  {memory.length:,} characters · ", "$text-muted"), cut
+    )
+
+
+def reminder_content(memory: SurfacedMemory, shown_path: Callable[[str], str]) -> Content:
+    """The system reminder the agent would see, exactly (paths shown via `shown_path`), with
+    the header and any truncation notice marked."""
+    header = memory.header.replace(memory.abs_path, shown_path(memory.abs_path))
+    content = memory.content.replace(memory.abs_path, shown_path(memory.abs_path))
+    body, notice = content, ""
+    if memory.truncated and "\n\n> " in content:
+        body, _, rest = content.rpartition("\n\n> ")
+        notice = "> " + rest
+    return Content.assemble(
+        ("<system-reminder>\n", "$text-muted"),
+        (header, "$text-secondary"),
+        "\n\n",
+        body,
+        ("\n\n" + notice if notice else "", "bold $text-warning"),
+        ("\n</system-reminder>", "$text-muted"),
+    )
+
+
+def manifest_content(count: int, manifest: str, surfaced: tuple[str, ...] = ()) -> Content:
+    """The candidate list the selector sees."""
+    head = Content.assemble(
+        (plural(count, "candidate"), "bold"),
+        (" offered to the selector, newest first (at most 200)", "$text-muted"),
+    )
+    lines = [head]
+    if surfaced:
+        lines.append(
+            Content.styled(
+                "left out, already surfaced this session: " + ", ".join(surfaced), "$text-muted"
+            )
+        )
+    lines.append(Content(manifest.rstrip("\n") if manifest else "(no memory files)"))
+    return Content("\n").join(lines)
+
+
+def request_content(result: RecallResult) -> Content:
+    """The exact request the model was sent and what it answered (model path only)."""
+    if result.request is None:
+        return Content.styled(
+            "No request: the offline ranker ran locally and sent nothing.", "$text-muted"
+        )
+    parts = [
+        Content.styled("Request sent to the model", "bold"),
+        Content(json.dumps(result.request, indent=2, ensure_ascii=False)),
+    ]
+    if result.model_answer is not None:
+        parts += [Content.styled("The model answered", "bold"), Content(result.model_answer)]
+    if result.rejected_names:
+        parts.append(
+            Content.styled(
+                "dropped (not candidates): " + ", ".join(result.rejected_names), "$text-warning"
+            )
+        )
+    return Content("\n").join(parts)
+
+
+# --- the pane -----------------------------------------------------------------------------
+
+
+class ResultList(OptionList):
+    """The picks and near misses; says when its width changes (the prompts are pre-wrapped)."""
+
+    class Resized(Message):
+        """The list has a new size."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+
+class RecallPane(Pane):
+    """Simulate recall for a typed prompt and explain the pick."""
+
+    pane_id = "recall"
+    title = "Recall simulator"
+
+    BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in PANE_ACTIONS]
+    DEFAULT_CSS = """
+    RecallPane {
+        & #recall-query { margin-top: 1; }
+        & .recall-options { height: 1; margin: 0 0 1 0; }
+        & .recall-label { width: auto; padding: 0 1 0 0; color: $text-muted; }
+        & #recall-engine { width: 13; margin-right: 2; }
+        & .recall-option { width: 1fr; height: 1; border: none; padding: 0 1; margin-right: 2; }
+        & .recall-banner { height: auto; margin-bottom: 1; }
+        & #recall-tabs { height: 1fr; }
+        & #recall-results { height: 1fr; border: none; scrollbar-size-vertical: 1; }
+        & .recall-scroll { height: 1fr; scrollbar-size-vertical: 1; }
+        & .recall-bar-row { height: 1; margin-top: 1; }
+        & .recall-bar-label { width: 8; color: $text-muted; }
+        & .recall-bar-value { width: auto; min-width: 16; padding-left: 1; }
+        & .recall-memory { margin-top: 1; }
+        & .recall-reminder {
+            padding: 0 1;
+            border-left: outer $secondary;
+            background: $surface;
+        }
+        & .recall-request { margin-top: 1; }
+    }
+    """
+
+    engine_choice: reactive[EngineChoice] = reactive("auto", init=False)
+    """The engine the next run uses."""
+    result: reactive[RecallResult | None] = reactive(None, init=False)
+    """The result on show."""
+    running: reactive[bool] = reactive(False, init=False)
+    """A query is being run."""
+
+    class ManifestLoaded(Message):
+        """The candidates were scanned (before any query)."""
+
+        def __init__(self, count: int, manifest: str) -> None:
+            super().__init__()
+            self.count = count
+            self.manifest = manifest
+
+    class Completed(Message):
+        """A recall simulation finished."""
+
+        def __init__(self, request: RecallRequest, result: RecallResult) -> None:
+            super().__init__()
+            self.request = request
+            self.result = result
+
+    class Failed(Message):
+        """A recall simulation failed, with a message for the user."""
+
+        def __init__(self, request: RecallRequest | None, error: str) -> None:
+            super().__init__()
+            self.request = request
+            self.error = error
+
+    def __init__(
+        self,
+        *,
+        now_ms: Callable[[], float] | None = None,
+        autoload: bool = True,
+        id: str | None = None,  # noqa: A002
+    ) -> None:
+        super().__init__(id=id)
+        self._now_ms = now_ms or (lambda: time.time() * 1000)
+        self._autoload = autoload
+        self._warm_lock = threading.Lock()
+        self._last_request: RecallRequest | None = None
+        self._option_paths: dict[str, str] = {}
+        self._wrapped_at = 0
+
+    # --- layout ------------------------------------------------------------------------
+
+    def compose_body(self) -> ComposeResult:
+        yield Input(
+            placeholder="A prompt as the user would type it; Enter runs recall",
+            id="recall-query",
+        )
+        with Horizontal(classes="recall-options"):
+            yield Static("engine", classes="recall-label")
+            yield Select[str](
+                [(name, name) for name in ENGINES],
+                value="auto",
+                allow_blank=False,
+                compact=True,
+                id="recall-engine",
+                tooltip="auto asks the model when ANTHROPIC_API_KEY is set, else ranks offline",
+            )
+            yield Static("tools", classes="recall-label")
+            yield Input(
+                placeholder="Bash, Read",
+                id="recall-tools",
+                classes="recall-option",
+                compact=True,
+            )
+            yield Static("surfaced", classes="recall-label")
+            yield Input(
+                placeholder="a.md, b.md",
+                id="recall-surfaced",
+                classes="recall-option",
+                compact=True,
+            )
+        yield Static(classes="recall-banner")
+        with TabbedContent(id="recall-tabs"):
+            with TabPane("Results", id="recall-tab-results"):
+                yield ResultList(id="recall-results")
+            with TabPane("Injected", id="recall-tab-injected"):
+                with VerticalScroll(classes="recall-scroll recall-injected"):
+                    yield Static(classes="recall-budget")
+                    with Horizontal(classes="recall-bar-row"):
+                        yield Static("session", classes="recall-bar-label")
+                        yield SplitBar(classes="recall-budget-bar")
+                        yield Static(classes="recall-bar-value")
+            with TabPane("Manifest", id="recall-tab-manifest"):
+                with VerticalScroll(classes="recall-scroll"):
+                    yield Static(classes="recall-manifest")
+                    yield Static(classes="recall-request")
+
+    def on_mount(self) -> None:
+        self.border_title = self.title
+        settings = getattr(self.app, "settings", None)
+        blink = getattr(settings, "cursor_blink", True)
+        for box in self.query(Input):
+            box.cursor_blink = blink
+        self.has_content = True
+        if self.result is not None:
+            self._render_result(self.result)
+        else:
+            self._show_idle()
+        if self._autoload:
+            self._load_manifest()
+
+    # --- feeding the pane ----------------------------------------------------------------
+
+    def show_result(self, result: RecallResult, request: RecallRequest | None = None) -> None:
+        """Show a recall result (the worker's handler calls this; tests may too)."""
+        self._last_request = request or RecallRequest(
+            result.query,
+            result.requested_engine,  # type: ignore[arg-type]
+            result.recent_tools,
+            result.surfaced,
+        )
+        self.result = result
+
+    def set_request(self, request: RecallRequest) -> None:
+        """Put a query and its options into the boxes (without running it)."""
+        self.query_one("#recall-query", Input).value = request.query
+        self.query_one("#recall-tools", Input).value = ", ".join(request.recent_tools)
+        self.query_one("#recall-surfaced", Input).value = ", ".join(request.surfaced)
+        self.engine_choice = request.engine
+
+    def current_request(self) -> RecallRequest:
+        """The query and options as they stand in the boxes."""
+        return RecallRequest(
+            self.query_one("#recall-query", Input).value.strip(),
+            self.engine_choice,
+            split_list(self.query_one("#recall-tools", Input).value),
+            split_list(self.query_one("#recall-surfaced", Input).value),
+        )
+
+    def watch_result(self, result: RecallResult | None) -> None:
+        if result is not None:
+            self._render_result(result)
+
+    def watch_engine_choice(self, choice: EngineChoice) -> None:
+        picker = self.query_one("#recall-engine", Select)
+        if picker.value != choice:
+            picker.value = choice
+        self._refresh_banner()
+
+    def watch_running(self) -> None:
+        self._refresh_banner()
+
+    # --- rendering -----------------------------------------------------------------------
+
+    def _shown_path(self, abs_path: str) -> str:
+        """A memory path for display: the memory folder shown symbolically (no absolute
+        paths unless the settings ask for them)."""
+        engine = getattr(self.app, "engine", None)
+        settings = getattr(self.app, "settings", None)
+        if engine is None or getattr(settings, "show_full_paths", False):
+            return abs_path
+        from workbench.ui.formatting import display_memory_dir
+
+        folder = engine.locations.memory_dir
+        if abs_path.startswith(folder):
+            return display_memory_dir(engine.locations) + abs_path[len(folder) :].lstrip("/")
+        return abs_path
+
+    def _show_idle(self) -> None:
+        self.query_one(".recall-banner", Static).update(
+            Content.assemble(
+                ("Type a prompt and press Enter. ", "bold"),
+                (
+                    "Recall picks at most 5 memories per turn from the manifest; the engine "
+                    "is the model when a key is set, else the offline ranker. ",
+                    "$text-muted",
+                ),
+                ("ctrl+o", "bold $text-accent"),
+                (" cycles it.", "$text-muted"),
+            )
+        )
+        self.query_one(".recall-budget", Static).update(
+            Content.styled("Nothing injected yet: run a query first.", "$text-muted")
+        )
+        self.query_one(".recall-request", Static).update("")
+
+    def _refresh_banner(self) -> None:
+        banner = next(iter(self.query(".recall-banner").results(Static)), None)
+        if banner is None:
+            return
+        if self.running:
+            banner.update(
+                Content.styled(f"Running recall ({self.engine_choice})…", "bold $text-warning")
+            )
+        elif self.result is not None:
+            stale = self._last_request is not None and self.current_request() != self._last_request
+            banner.update(banner_content(self.result, stale=stale))
+
+    def _render_result(self, result: RecallResult) -> None:
+        self._refresh_banner()
+        self._render_options(result)
+        view = result.surfacing
+        self.query_one(".recall-budget", Static).update(budget_content(view))
+        self.query_one(".recall-budget-bar", SplitBar).update_bar(
+            [
+                BarPart(view.session_bytes_before, "$secondary"),
+                BarPart(view.turn_bytes if view.would_inject else 0, "$primary"),
+            ],
+            scale=view.session_budget,
+            marks=[BarMark(view.session_budget, "$error")],
+        )
+        self.query_one(".recall-bar-value", Static).update(budget_value(view))
+        self._show_injected(view)
+        self.query_one(".recall-manifest", Static).update(
+            manifest_content(len(result.candidates), result.manifest, result.surfaced)
+        )
+        self.query_one(".recall-request", Static).update(request_content(result))
+
+    def _show_injected(self, view: SurfacingView | None) -> None:
+        """One titled block per injected memory (replacing the previous ones)."""
+        scroll = self.query_one(".recall-injected", VerticalScroll)
+        scroll.remove_children(".recall-memory, .recall-reminder")
+        blocks: list[Static] = []
+        for memory in view.memories if view is not None else ():
+            blocks.append(Static(memory_title(memory), classes="recall-memory"))
+            blocks.append(
+                Static(reminder_content(memory, self._shown_path), classes="recall-reminder")
+            )
+        if blocks:
+            scroll.mount_all(blocks)
+
+    def _options_width(self) -> int:
+        """Text width inside the results list (its padding and scrollbar taken off)."""
+        width = self.query_one("#recall-results", OptionList).size.width
+        return width - 3 if width > 20 else 80
+
+    @on(ResultList.Resized)
+    def _results_resized(self, message: ResultList.Resized) -> None:
+        message.stop()
+        # The prompts are wrapped by hand (for hanging indents), so a new width re-wraps.
+        if self.result is not None and self._options_width() != self._wrapped_at:
+            self._render_options(self.result)
+
+    def _render_options(self, result: RecallResult) -> None:
+        width = self._wrapped_at = self._options_width()
+        options = self.query_one("#recall-results", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        self._option_paths = {}
+        prompts: list[Option | None] = []
+        top = max((s.score or 0.0 for s in result.selected), default=0.0)
+        cutoff = f" · cut-off score {result.cutoff:.2f}" if result.cutoff else ""
+        prompts.append(
+            Option(
+                Content.assemble(
+                    (f"Selected ({len(result.selected)})", "bold $text-success"),
+                    (f" by {engine_ran(result)}{cutoff}", "$text-muted"),
+                ),
+                disabled=True,
+            )
+        )
+        if not result.selected:
+            prompts.append(
+                Option(
+                    Content.styled("   nothing selected for this prompt", "$text-muted"),
+                    disabled=True,
+                )
+            )
+        for number, item in enumerate(result.selected, 1):
+            option_id = f"selected-{number}"
+            self._option_paths[option_id] = item.path
+            prompts.append(Option(selected_prompt(number, item, top, width), id=option_id))
+        if result.near_misses:
+            prompts.append(None)
+            prompts.append(
+                Option(
+                    Content.assemble(
+                        (f"Near misses ({len(result.near_misses)})", "bold $text-error"),
+                        (" and what kept them out", "$text-muted"),
+                    ),
+                    disabled=True,
+                )
+            )
+            for number, miss in enumerate(result.near_misses, 1):
+                option_id = f"miss-{number}"
+                self._option_paths[option_id] = miss.path
+                prompts.append(Option(miss_prompt(miss, width), id=option_id))
+        options.add_options(prompts)
+        if highlighted is not None and highlighted < len(prompts):
+            options.highlighted = highlighted
+
+    # --- workers -------------------------------------------------------------------------
+
+    def _warm(self, engine: EngineChoice) -> RecallService:
+        """Open the recall service, scan and index the memory folder, and load the SDK when the
+        model will be asked: disk, CPU and import work done in a thread, so the recall
+        coroutine on the event loop only reuses the caches (and awaits the API)."""
+        service: RecallService = self.app.engine.recall  # type: ignore[attr-defined]
+        with self._warm_lock:
+            service.ranker()
+        if engine == "llm" or (engine == "auto" and service.llm_config.has_key):
+            importlib.import_module("anthropic")
+        return service
+
+    @work(thread=True, exclusive=True, group="recall-manifest", exit_on_error=False)
+    def _load_manifest(self) -> None:
+        service = self.app.engine.recall  # type: ignore[attr-defined]
+        try:
+            with self._warm_lock:
+                service.ranker()
+            candidates = service.candidates()
+            manifest = service.manifest()
+        except (WorkbenchError, OSError) as exc:
+            self.post_message(self.Failed(None, str(exc)))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.ManifestLoaded(len(candidates), manifest))
+
+    @on(ManifestLoaded)
+    def _manifest_loaded(self, message: ManifestLoaded) -> None:
+        message.stop()
+        if self.result is None:
+            self.query_one(".recall-manifest", Static).update(
+                manifest_content(message.count, message.manifest)
+            )
+
+    @work(exclusive=True, group="recall", exit_on_error=False, description="Running recall")
+    async def _run_recall(self, request: RecallRequest) -> None:
+        try:
+            service = await asyncio.to_thread(self._warm, request.engine)
+            result = await service.recall(
+                request.query,
+                engine=request.engine,
+                recent_tools=request.recent_tools,
+                surfaced=request.surfaced,
+                now=self._now_ms(),
+            )
+        except (WorkbenchError, OSError, ImportError) as exc:
+            self.post_message(self.Failed(request, str(exc)))
+            return
+        self.post_message(self.Completed(request, result))
+
+    @on(Completed)
+    def _completed(self, message: Completed) -> None:
+        message.stop()
+        self.running = False
+        self.show_result(message.result, message.request)
+
+    @on(Failed)
+    def _failed(self, message: Failed) -> None:
+        message.stop()
+        self.running = False
+        if message.request is None:
+            self.notify(message.error, title="Cannot scan the memory folder", severity="error")
+            return
+        self._last_request = message.request
+        self.result = None
+        self.query_one("#recall-results", OptionList).clear_options()
+        self.query_one(".recall-banner", Static).update(
+            Content.assemble(
+                ("✖ Recall did not run", "bold $text-error"),
+                (f" ({message.request.engine}): ", "$text-muted"),
+                (message.error, "$text-error"),
+                "\n",
+                ("  ctrl+o", "bold $text-accent"),
+                (" switches the engine (auto or offline work without a key).", "$text-muted"),
+            )
+        )
+        self.query_one(".recall-budget", Static).update(
+            Content.styled("Nothing injected: recall did not run.", "$text-muted")
+        )
+        self._show_injected(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # Expected failures arrive as Failed; anything else must not leave "Running…" up.
+        if event.state != WorkerState.ERROR or not event.worker.group.startswith("recall"):
+            return
+        error = f"unexpected error: {event.worker.error!r}"
+        if event.worker.group == "recall":
+            self.post_message(self.Failed(self.current_request(), error))
+        else:
+            self.post_message(self.Failed(None, error))
+
+    # --- events and actions --------------------------------------------------------------
+
+    @on(Input.Submitted, "#recall-query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_run_recall()
+
+    @on(Input.Submitted, ".recall-option")
+    def _option_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.current_request().query:
+            self.action_run_recall()
+
+    @on(Input.Changed, ".recall-option")
+    def _option_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._refresh_banner()
+
+    @on(Select.Changed, "#recall-engine")
+    def _engine_picked(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value in ENGINES and event.value != self.engine_choice:
+            self.engine_choice = event.value  # type: ignore[assignment]
+
+    @on(OptionList.OptionSelected, "#recall-results")
+    def _result_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        path = self._option_paths.get(event.option.id or "")
+        if path:
+            self.post_message(OpenMemoryRequested(path))
+
+    def action_focus_query(self) -> None:
+        """Put the cursor in the query box."""
+        self.query_one("#recall-query", Input).focus()
+
+    def action_run_recall(self) -> None:
+        """Run recall for the query with the current options."""
+        request = self.current_request()
+        if not request.query:
+            self.notify("Type a prompt to recall for first.", title="Recall")
+            self.action_focus_query()
+            return
+        self.running = True
+        self._run_recall(request)
+
+    def action_cycle_engine(self) -> None:
+        """auto → llm → offline → auto."""
+        position = ENGINES.index(self.engine_choice)
+        self.engine_choice = ENGINES[(position + 1) % len(ENGINES)]
+        self.notify(f"Recall engine: {ENGINE_LABELS[self.engine_choice]}", title="Recall")
