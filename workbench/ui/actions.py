@@ -72,7 +72,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     *(
         ActionSpec(
             f"show-{pane}",
-            f"alt+{number}",
+            # Digits too: many terminals (and tmux) do not pass alt+digit through.
+            f"{number},alt+{number}",
             f"show_pane('{pane}')",
             tab,
             f"Pane: Show {title}",

@@ -1,0 +1,104 @@
+"""Real-terminal smoke test: the demo in tmux, every pane visited, the palette, quit.
+
+Skipped when tmux is not installed. It drives `python -m workbench demo` through tmux key
+presses and reads the screen back with `capture-pane`, so it exercises the real driver,
+terminal parsing and rendering that Pilot tests bypass.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from workbench.ui.actions import PANES
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+class Tmux:
+    """One detached tmux session on a private socket."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.socket = str(tmp_path / "tmux.sock")
+        self.name = f"wb-{uuid.uuid4().hex[:8]}"
+
+    def run(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-S", self.socket, *args], capture_output=True, text=True, timeout=20
+        )
+        return out.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.name)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.name, *keys)
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never appeared; screen was:\n{screen}")
+
+    def alive(self) -> bool:
+        return self.name in self.run("list-sessions", "-F", "#{session_name}")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path):
+    session = Tmux(tmp_path)
+    yield session
+    session.run("kill-server")
+
+
+def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path):
+    env = {
+        "WORKBENCH_CONFIG": str(tmp_path / "config.toml"),
+        "WORKBENCH_HOME": str(tmp_path / "home"),
+        "TEXTUAL_ANIMATIONS": "none",
+        "TERM": "xterm-256color",
+        "TMPDIR": str(tmp_path),
+    }
+    exports = " ".join(f"{k}={v}" for k, v in env.items())
+    command = f"cd {REPO} && env {exports} {sys.executable} -m workbench demo; echo DEMO-EXITED-$?; sleep 30"
+    tmux.run("new-session", "-d", "-s", tmux.name, "-x", "130", "-y", "40", command)
+    screen = tmux.wait_for("Memories")
+    assert "legacy-billing" in tmux.wait_for("legacy-billing")
+    assert "Traceback" not in screen
+
+    seen: list[str] = []
+    for number, (_pane, tab, _title) in enumerate(PANES, start=1):
+        tmux.keys(str(number))
+        time.sleep(0.5)
+        screen = tmux.screen()
+        assert tab in screen
+        assert "Traceback" not in screen
+        seen.append(screen)
+    assert len(set(seen)) == len(PANES)  # every key brought a different pane forward
+    tmux.keys("2")
+    assert "headroom" in tmux.wait_for("headroom")
+
+    tmux.keys("C-p")
+    tmux.wait_for("Search for commands")
+    tmux.keys(*"Show MEMORY.md")
+    tmux.wait_for("Pane: Show MEMORY.md load report")
+    tmux.keys("Escape")
+    time.sleep(0.5)
+
+    tmux.keys("C-q")
+    tmux.wait_for("DEMO-EXITED-0")
+    # The demo's temporary copy is gone once the app has quit.
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("workbench-demo-")]
+    assert os.path.exists(tmux.socket)
