@@ -6,18 +6,12 @@ Textual is imported inside the handlers only, so every other command starts ligh
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import tempfile
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import ExitCode, open_engine, option
+from workbench.commands.common import ExitCode, open_engine
 
 if TYPE_CHECKING:
     from workbench.config import Settings
-    from workbench.engine import Engine
-    from workbench.engine.samples import InstalledSample
 
 DEFAULT_SAMPLE = "warnings"
 """The demo opens the project that trips every warning: a newcomer sees the truncated index,
@@ -72,43 +66,13 @@ def run_tui(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Copy a sample project into a temporary folder, open the app on it, remove it on quit."""
-    from workbench.engine import Engine
-    from workbench.engine.samples import install_sample
+    """Open the app on a temporary sample project with a live team server; remove all on quit."""
+    from workbench.demo import demo_session
 
     settings = load_front_settings(args)
     sample_name = getattr(args, "sample", DEFAULT_SAMPLE)
-    previous_home = os.environ.get("WORKBENCH_HOME")
-    try:
-        with tempfile.TemporaryDirectory(prefix="workbench-demo-") as folder:
-            sample = install_sample(sample_name, folder)
-            # Changes made in the demo (and their undo history) stay inside the temporary folder.
-            os.environ["WORKBENCH_HOME"] = os.path.join(folder, "workbench-home")
-            env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
-            engine = Engine.open(
-                sample.project_root,
-                config_home=str(sample.config_home),
-                memory_dir=option(args, "memory_dir"),
-                env=env,
-            )
-            with demo_services(sample, engine):
-                from workbench.ui.app import make_app
+    with demo_session(sample_name) as session:
+        from workbench.ui.app import make_app
 
-                make_app(engine, settings, demo_name=sample.name).run()
-    finally:
-        if previous_home is None:
-            os.environ.pop("WORKBENCH_HOME", None)
-        else:
-            os.environ["WORKBENCH_HOME"] = previous_home
+        make_app(session.engine, settings, demo_name=session.sample.name).run()
     return ExitCode.OK
-
-
-@contextlib.contextmanager
-def demo_services(sample: InstalledSample, engine: Engine) -> Iterator[None]:
-    """Everything the demo runs beside the app, stopped when the app quits.
-
-    This is the hook for the team-sync demo: once the sync engine lands it starts the bundled
-    team server on loopback and a simulated teammate who pushes a conflicting change, and stops
-    both on exit. Until then the demo is the memory store alone.
-    """
-    yield

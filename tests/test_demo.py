@@ -1,0 +1,53 @@
+"""`workbench demo`'s services: a live team server, a staged conflict, a held-back secret."""
+
+from __future__ import annotations
+
+import os
+import socket
+from urllib.parse import urlsplit
+
+import pytest
+
+from workbench.demo import SECRET_FILE, demo_session
+
+
+def _port_open(url: str) -> bool:
+    parts = urlsplit(url)
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex((parts.hostname, parts.port)) == 0
+
+
+@pytest.mark.parametrize("sample", ["warnings", "healthy"])
+def test_demo_stages_a_real_conflict_and_cleans_up(sample: str):
+    home_before = os.environ.get("WORKBENCH_HOME")
+    with demo_session(sample) as session:
+        folder, url = session.folder, session.server_url
+        assert url and _port_open(url)
+        status = session.engine.team.sync_status()
+        assert status.server == url.rstrip("/") or status.server.startswith(url)
+        assert [c["resolved"] for c in status.conflicts] == [True]
+        assert status.conflicts[0]["pending_keys"] == [session.conflict_key]
+        assert {h["operation"] for h in status.history} >= {"pull", "push"}
+        assert [(s.path, s.rule_id) for s in status.skipped_secrets] == [
+            (SECRET_FILE, "slack-bot-token")
+        ]
+        team_dir = session.sample.memory_dir / "team"
+        assert (team_dir / "project_teammate_handover.md").exists()
+        assert "Edited on this machine" in (team_dir / session.conflict_key).read_text(
+            encoding="utf-8"
+        )
+        assert os.environ["WORKBENCH_HOME"].startswith(str(folder))
+    assert not folder.exists()
+    assert not _port_open(url)
+    assert os.environ.get("WORKBENCH_HOME") == home_before
+
+
+def test_demo_secret_is_never_in_sync_state(tmp_path):
+    with demo_session("warnings", folder=tmp_path / "demo") as session:
+        token_piece = "DEMO" + "demo"
+        state_files = list((session.folder / "workbench-home").rglob("*"))
+        assert state_files
+        for path in state_files:
+            if path.is_file() and "history" not in path.parts:
+                assert token_piece not in path.read_text(encoding="utf-8", errors="replace")
