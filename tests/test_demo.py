@@ -22,32 +22,55 @@ def _port_open(url: str) -> bool:
 def test_demo_stages_a_real_conflict_and_cleans_up(sample: str):
     home_before = os.environ.get("WORKBENCH_HOME")
     with demo_session(sample) as session:
-        folder, url = session.folder, session.server_url
+        folder, url, child = session.folder, session.server_url, session.child
+        notes = session.wait_ready()
+        conflict_key = next(n.split(": ", 1)[1] for n in notes if n.startswith("conflict: "))
+        assert "pushed: ok after 1 conflict retries" in notes
         assert url and _port_open(url)
         status = session.engine.team.sync_status()
-        assert status.server == url.rstrip("/") or status.server.startswith(url)
         assert [c["resolved"] for c in status.conflicts] == [True]
-        assert status.conflicts[0]["pending_keys"] == [session.conflict_key]
+        assert status.conflicts[0]["pending_keys"] == [conflict_key]
         assert {h["operation"] for h in status.history} >= {"pull", "push"}
         assert [(s.path, s.rule_id) for s in status.skipped_secrets] == [
             (SECRET_FILE, "slack-bot-token")
         ]
         team_dir = session.sample.memory_dir / "team"
         assert (team_dir / "project_teammate_handover.md").exists()
-        assert "Edited on this machine" in (team_dir / session.conflict_key).read_text(
-            encoding="utf-8"
-        )
+        assert "Edited on this machine" in (team_dir / conflict_key).read_text(encoding="utf-8")
         assert os.environ["WORKBENCH_HOME"].startswith(str(folder))
+    assert child is not None and child.returncode is not None
     assert not folder.exists()
     assert not _port_open(url)
     assert os.environ.get("WORKBENCH_HOME") == home_before
 
 
+def test_demo_pull_brings_the_teammates_latest_edit(tmp_path):
+    with demo_session("healthy", folder=tmp_path / "demo") as session:
+        session.wait_ready()
+        import asyncio
+
+        async def pull():
+            async with session.engine.team.sync_client() as client:
+                return await client.pull()
+
+        result = asyncio.run(pull())
+        assert result.status == "ok" and "project_teammate_handover.md" in result.written
+        note = session.sample.memory_dir / "team" / "project_teammate_handover.md"
+        assert "Updated again by the teammate" in note.read_text(encoding="utf-8")
+
+
 def test_demo_secret_is_never_in_sync_state(tmp_path):
     with demo_session("warnings", folder=tmp_path / "demo") as session:
+        session.wait_ready()
         token_piece = "DEMO" + "demo"
-        state_files = list((session.folder / "workbench-home").rglob("*"))
+        state_files = [p for p in (session.folder / "workbench-home").rglob("*") if p.is_file()]
         assert state_files
         for path in state_files:
-            if path.is_file() and "history" not in path.parts:
+            if "history" not in path.parts:
                 assert token_piece not in path.read_text(encoding="utf-8", errors="replace")
+
+
+def test_demo_without_team_starts_nothing(tmp_path):
+    with demo_session("healthy", folder=tmp_path / "demo", with_team=False) as session:
+        assert session.child is None and session.server_url is None
+        assert session.engine.memories.list()

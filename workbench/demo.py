@@ -1,7 +1,7 @@
 """`workbench demo`: a sample project with every pane alive, torn down on exit.
 
-The demo installs a sample project into a temporary folder, starts the bundled team server on
-loopback seeded as a teammate left it, and plays a short script before the app opens:
+The demo installs a sample project into a temporary folder and starts the bundled team server
+on loopback, seeded as a teammate left it. Then it plays a short script:
 
 1. the workbench pulls the team folder (the teammate's handover note arrives);
 2. the user edits a shared memory locally;
@@ -13,15 +13,24 @@ loopback seeded as a teammate left it, and plays a short script before the app o
 It also drops a team file holding a credential-shaped token (built here at run time, never
 committed) so the secret guard and the redaction preview have something to show.
 
+The server and the script run in a child process (`python -m workbench.demo --serve …`) on a
+socket the parent binds, so the URL is known at once and the app's first paint does not wait
+for uvicorn, starlette or httpx to import. The child exits when the parent closes its stdin.
 No front-end code here: the CLI's `demo` command opens the app inside `demo_session()`.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
+import secrets
+import socket
+import subprocess
+import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +40,7 @@ from workbench.engine.samples import InstalledSample, install_sample
 
 SECRET_FILE = "reference_ci_bot.md"
 DEMO_REPO_FALLBACK = "acme-demo/sample"
+READY = "demo-ready"
 
 
 @dataclass
@@ -41,9 +51,32 @@ class DemoSession:
     engine: Engine
     folder: Path
     server_url: str | None = None
-    conflict_key: str | None = None
+    child: subprocess.Popen[str] | None = None
     notes: list[str] = field(default_factory=list)
-    """What the opening script did, in order (shown nowhere secret-bearing)."""
+    """What the opening script did, once the child reported it (see `wait_ready`)."""
+
+    def wait_ready(self, timeout: float = 30.0) -> list[str]:
+        """Block until the child has played the opening script; returns its notes."""
+        stdout = self.child.stdout if self.child is not None else None
+        if stdout is None:
+            return self.notes
+        ready = threading.Event()
+
+        def read() -> None:
+            for line in stdout:
+                if line.startswith(READY):
+                    ready.set()
+                    return
+                self.notes.append(line.rstrip("\n"))
+
+        reader = threading.Thread(target=read, name="demo-ready", daemon=True)
+        reader.start()
+        reader.join(timeout)
+        if reader.is_alive():
+            raise TimeoutError("the demo's team server did not get ready in time")
+        if not ready.is_set():
+            raise RuntimeError("the demo's team server stopped before it was ready")
+        return self.notes
 
 
 def _demo_token() -> str:
@@ -60,44 +93,6 @@ def _secret_memory() -> str:
     )
 
 
-def _shared_memory_to_edit(team_dir: Path) -> Path | None:
-    candidates = sorted(p for p in team_dir.glob("*.md") if p.name != "MEMORY.md")
-    return candidates[0] if candidates else None
-
-
-@contextlib.contextmanager
-def demo_session(
-    sample_name: str, *, folder: str | os.PathLike[str] | None = None, with_team: bool = True
-) -> Iterator[DemoSession]:
-    """Install `sample_name`, start the demo services, and stop and remove everything after."""
-    with contextlib.ExitStack() as stack:
-        root = (
-            Path(folder)
-            if folder
-            else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="workbench-demo-")))
-        )
-        sample = install_sample(sample_name, root)
-        team_dir = sample.memory_dir / "team"
-        team_dir.mkdir(parents=True, exist_ok=True)
-        (team_dir / SECRET_FILE).write_text(_secret_memory(), encoding="utf-8")
-
-        # Demo changes, their undo history and sync state stay inside the temporary folder.
-        stack.enter_context(_environ("WORKBENCH_HOME", str(root / "workbench-home")))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
-        team = None
-        if with_team:
-            from workbench.server.demo import demo_team
-
-            repo = _repo_slug(sample.remote)
-            team = stack.enter_context(demo_team(root / "server", team_dir, repo))
-            env.update(team.env())
-        engine = Engine.open(sample.project_root, config_home=str(sample.config_home), env=env)
-        session = DemoSession(sample, engine, root, server_url=team.url if team else None)
-        if team is not None:
-            _play_opening(session, team, team_dir)
-        yield session
-
-
 @contextlib.contextmanager
 def _environ(name: str, value: str) -> Iterator[None]:
     previous = os.environ.get(name)
@@ -111,46 +106,142 @@ def _environ(name: str, value: str) -> Iterator[None]:
             os.environ[name] = previous
 
 
+@contextlib.contextmanager
+def demo_session(
+    sample_name: str, *, folder: str | os.PathLike[str] | None = None, with_team: bool = True
+) -> Iterator[DemoSession]:
+    """Install `sample_name`, start the demo services, and stop and remove everything after."""
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="workbench-demo-"))
+        root = Path(folder)
+        sample = install_sample(sample_name, root)
+        team_dir = sample.memory_dir / "team"
+        team_dir.mkdir(parents=True, exist_ok=True)
+        (team_dir / SECRET_FILE).write_text(_secret_memory(), encoding="utf-8")
+        # Demo changes, their undo history and sync state stay inside the temporary folder.
+        stack.enter_context(_environ("WORKBENCH_HOME", str(root / "workbench-home")))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
+        url = child = None
+        if with_team:
+            url, token, child = _start_child(root, sample)
+            stack.callback(_stop_child, child)
+            env.update({"TEAM_MEMORY_SYNC_URL": url, "WORKBENCH_TEAM_TOKEN": token})
+        engine = Engine.open(sample.project_root, config_home=str(sample.config_home), env=env)
+        yield DemoSession(sample, engine, root, server_url=url, child=child)
+
+
+def _start_child(root: Path, sample: InstalledSample) -> tuple[str, str, subprocess.Popen[str]]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.set_inheritable(True)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    token = secrets.token_urlsafe(24)
+    command = [
+        sys.executable, "-m", "workbench.demo", "--serve",
+        "--fd", str(sock.fileno()),
+        "--folder", str(root / "server"),
+        "--project", str(sample.project_root),
+        "--config-home", str(sample.config_home),
+        "--remote", sample.remote or "",
+    ]  # fmt: skip
+    child_env = dict(os.environ, WORKBENCH_DEMO_TOKEN=token, TEAM_MEMORY_SYNC_URL=url)
+    child = subprocess.Popen(
+        command,
+        pass_fds=(sock.fileno(),),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=None if os.environ.get("WORKBENCH_DEBUG") else subprocess.DEVNULL,
+        text=True,
+        env=child_env,
+    )
+    sock.close()  # the child holds its own copy of the listening socket
+    return url, token, child
+
+
+def _stop_child(child: subprocess.Popen[str]) -> None:
+    if child.stdin is not None:
+        with contextlib.suppress(OSError):
+            child.stdin.close()  # EOF tells the child to stop serving
+    try:
+        child.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+    if child.stdout is not None:
+        child.stdout.close()
+
+
+# --- the child process ------------------------------------------------------------------
+
+
 def _repo_slug(remote: str | None) -> str:
     from workbench.engine.team.repo import parse_github_repo
 
     return (parse_github_repo(remote) if remote else None) or DEMO_REPO_FALLBACK
 
 
-def _play_opening(session: DemoSession, team: object, team_dir: Path) -> None:
+def _serve(args: argparse.Namespace) -> int:
+    from workbench.server.demo import demo_team
+
+    token = os.environ["WORKBENCH_DEMO_TOKEN"]
+    sock = socket.socket(fileno=args.fd)
+    engine = Engine.open(
+        args.project,
+        config_home=args.config_home,
+        env={**os.environ, "WORKBENCH_TEAM_TOKEN": token},
+    )
+    team_dir = Path(engine.locations.team_dir)
+    with demo_team(args.folder, team_dir, _repo_slug(args.remote), token=token, sock=sock) as team:
+        for note in asyncio.run(_play_opening(engine, team, team_dir)):
+            print(note, flush=True)
+        print(READY, flush=True)
+        sys.stdin.read()  # serve until the parent closes our stdin (or exits)
+    return 0
+
+
+async def _play_opening(engine: Engine, team: object, team_dir: Path) -> list[str]:
     """Pull, edit, let the teammate race us, push through the 412 (see the module docstring)."""
     from workbench.server.demo import TEAMMATE_NOTE, TEAMMATE_NOTE_KEY
 
-    async def script() -> None:
-        client = session.engine.team.sync_client()
-        async with client:
-            pulled = await client.pull(skip_etag_cache=True)
-            session.notes.append(f"pulled: {pulled.status}, {len(pulled.written)} file(s) written")
-            target = _shared_memory_to_edit(team_dir)
-            if target is None:
-                return
-            key = target.relative_to(team_dir).as_posix()
-            session.conflict_key = key
-            target.write_text(
-                target.read_text(encoding="utf-8").rstrip("\n")
-                + "\n\nEdited on this machine during the demo.\n",
-                encoding="utf-8",
-            )
-            team.teammate_edit(  # type: ignore[attr-defined]
-                key,
-                target.read_text(encoding="utf-8").replace(
-                    "Edited on this machine during the demo.",
-                    "Edited by a teammate on another machine.",
-                ),
-            )
-            pushed = await client.push()
-            session.notes.append(
-                f"pushed: {pushed.status} after {pushed.conflict_retries} conflict retr"
-                f"{'y' if pushed.conflict_retries == 1 else 'ies'}"
-            )
-            team.teammate_edit(  # type: ignore[attr-defined]
-                TEAMMATE_NOTE_KEY,
-                TEAMMATE_NOTE + "\nUpdated again by the teammate: pull to see it.\n",
-            )
+    notes = []
+    async with engine.team.sync_client() as client:
+        pulled = await client.pull(skip_etag_cache=True)
+        notes.append(f"pulled: {pulled.status}, {len(pulled.written)} file(s) written")
+        candidates = sorted(
+            p for p in team_dir.glob("*.md") if p.name not in ("MEMORY.md", SECRET_FILE)
+        )
+        if not candidates:
+            return notes
+        target = candidates[0]
+        key = target.relative_to(team_dir).as_posix()
+        mine = (
+            target.read_text(encoding="utf-8").rstrip("\n")
+            + "\n\nEdited on this machine during the demo.\n"
+        )
+        target.write_text(mine, encoding="utf-8")
+        theirs = mine.replace("on this machine during the demo", "by a teammate on another machine")
+        team.teammate_edit(key, theirs)  # type: ignore[attr-defined]
+        pushed = await client.push()
+        notes.append(f"conflict: {key}")
+        notes.append(f"pushed: {pushed.status} after {pushed.conflict_retries} conflict retries")
+        team.teammate_edit(  # type: ignore[attr-defined]
+            TEAMMATE_NOTE_KEY, TEAMMATE_NOTE + "\nUpdated again by the teammate: pull to see it.\n"
+        )
+    return notes
 
-    asyncio.run(script())
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m workbench.demo", description="demo services")
+    parser.add_argument("--serve", action="store_true", required=True)
+    parser.add_argument("--fd", type=int, required=True)
+    parser.add_argument("--folder", required=True)
+    parser.add_argument("--project", required=True)
+    parser.add_argument("--config-home", required=True)
+    parser.add_argument("--remote", default="")
+    return _serve(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

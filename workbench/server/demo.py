@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,13 +82,19 @@ def _read_team_files(team_dir: Path) -> dict[str, str]:
 
 @contextlib.contextmanager
 def demo_team(
-    folder: str | os.PathLike[str], team_dir: str | os.PathLike[str], repo: str
+    folder: str | os.PathLike[str],
+    team_dir: str | os.PathLike[str],
+    repo: str,
+    *,
+    token: str | None = None,
+    sock: socket.socket | None = None,
 ) -> Iterator[DemoTeam]:
     """Run a seeded team server on loopback for as long as the block runs."""
     folder_path = Path(folder)
     folder_path.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(24)
-    with TeamServer(folder_path / "team-server.sqlite3", {token: DEMO_ORGANIZATION}) as server:
+    token = token or secrets.token_urlsafe(24)
+    database = folder_path / "team-server.sqlite3"
+    with TeamServer(database, {token: DEMO_ORGANIZATION}, sock=sock) as server:
         demo = DemoTeam(server, token, repo)
         seeded = _read_team_files(Path(team_dir))
         seeded[TEAMMATE_NOTE_KEY] = TEAMMATE_NOTE

@@ -88,8 +88,11 @@ class TeamServer:
         host: str = "127.0.0.1",
         port: int = 0,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        sock: socket.socket | None = None,
     ) -> None:
         self.db_path = Path(db_path)
+        self._given_socket = sock
+        """A socket bound by someone else (the demo passes one across a process boundary)."""
         self.tokens = _token_map(tokens)
         self.max_entries = max_entries
         self.max_body_bytes = max_body_bytes
@@ -126,7 +129,7 @@ class TeamServer:
             loop="asyncio",
             timeout_graceful_shutdown=3,
         )
-        sock = bind_socket(self.host, self.port)
+        sock = self._given_socket or bind_socket(self.host, self.port)
         server = uvicorn.Server(config)
         thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="team-server", daemon=True
