@@ -8,7 +8,6 @@ that need the model fall back to a dry run when no API key is set, and say so on
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -122,6 +121,8 @@ def _transcript_path(engine: Engine, value: str) -> str:
 
 def run_extract(args: argparse.Namespace) -> int:
     """`workbench extract TRANSCRIPT [--dry-run] [--apply]`."""
+    import asyncio
+
     engine = open_engine(args)
     _refuse_apply_without_key(engine, args.apply)
     agent = engine.agents.extraction
@@ -164,6 +165,8 @@ def _extract_printer(result: Any) -> Callable[[Console], None]:
 
 def run_dream(args: argparse.Namespace) -> int:
     """`workbench dream [--dry-run] [--apply] [--request-only]`."""
+    import asyncio
+
     engine = open_engine(args)
     _refuse_apply_without_key(engine, args.apply)
     agent = engine.agents.dream
@@ -283,6 +286,8 @@ def _list_printer(data: Sequence[dict[str, Any]]) -> Callable[[Console], None]:
 def run_session_memory_update(args: argparse.Namespace) -> int:
     """`workbench session-memory update [--session ID | --file PATH] [--transcript PATH]
     [--dry-run]`, called by the context commands."""
+    import asyncio
+
     from workbench.engine.agents.session_update import resolve_target
 
     engine = open_engine(args)

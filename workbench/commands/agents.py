@@ -8,7 +8,6 @@ by `_register_agent_commands` further down, and `register` wires in whichever ex
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from workbench.commands.common import ExitCode, emit, open_engine, option, wants_json, warn
@@ -114,6 +113,8 @@ def _split(value: str | None) -> list[str]:
 
 def run_recall(args: argparse.Namespace) -> int:
     """`workbench recall`: print the recall simulation."""
+    import asyncio
+
     engine = open_engine(args)
     query = args.query
     recent_tools = _split(args.recent_tools)

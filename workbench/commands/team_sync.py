@@ -8,7 +8,6 @@ suppressed, 2 bad usage or an unreachable server.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import signal
@@ -118,6 +117,8 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_pull(args: argparse.Namespace) -> int:
     """`sync pull`."""
+    import asyncio
+
     client = _client(args)
 
     async def go() -> PullResult:
@@ -133,6 +134,8 @@ def run_pull(args: argparse.Namespace) -> int:
 
 def run_push(args: argparse.Namespace) -> int:
     """`sync push`."""
+    import asyncio
+
     client = _client(args)
 
     async def go() -> PushResult:
@@ -153,6 +156,8 @@ def run_push(args: argparse.Namespace) -> int:
 
 def run_watch(args: argparse.Namespace) -> int:
     """`sync watch`: runs until Ctrl-C or SIGTERM, then flushes pending changes."""
+    import asyncio
+
     if args.debounce < 0:
         raise UserInputError("--debounce must be zero or more seconds")
     client = _client(args)

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 FRONTMATTER_MAX_LINES = 30
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
 
@@ -133,13 +131,23 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
     return result
 
 
+class _YamlError(Exception):
+    """Stands in for yaml.YAMLError so callers need not import yaml to catch it."""
+
+
 def _load_yaml(block: str) -> dict[str, Any]:
+    # PyYAML costs ~40 ms to import; most frontmatter takes the fast path and never needs it.
+    import yaml
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
+    try:
+        data = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        raise _YamlError(str(exc) or exc.__class__.__name__) from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise yaml.YAMLError("frontmatter is not a mapping")
+        raise _YamlError("frontmatter is not a mapping")
     return {str(k): v for k, v in data.items()}
 
 
@@ -157,14 +165,14 @@ def parse_frontmatter(text: str) -> ParsedFrontmatter:
         return ParsedFrontmatter(
             _load_yaml(block), True, starts_with_fence, body_offset=match.end()
         )
-    except yaml.YAMLError:
+    except _YamlError:
         pass
     try:
         data = _load_yaml(quote_problematic_values(block))
         return ParsedFrontmatter(
             data, True, starts_with_fence, used_quote_retry=True, body_offset=match.end()
         )
-    except yaml.YAMLError as exc:
+    except _YamlError as exc:
         message = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         return ParsedFrontmatter(
             {}, True, starts_with_fence, error=message, body_offset=match.end()
@@ -197,6 +205,8 @@ def render_frontmatter(fields: dict[str, Any]) -> str:
 
 def _render_scalar(value: Any) -> str:
     if not isinstance(value, str):
+        import yaml
+
         return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
     if "\n" in value:
         value = " ".join(value.split())
