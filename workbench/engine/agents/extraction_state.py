@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from workbench.engine.context.tokens import content_blocks
 from workbench.engine.envflags import is_truthy, positive_int
 
 StepAction = Literal["run", "stashed", "skipped_direct_write", "throttled"]
@@ -69,13 +70,7 @@ def has_memory_writes_since(
             continue
         if raw.get("type") != "assistant":
             continue
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if not isinstance(block, Mapping) or block.get("type") != "tool_use":
-                continue
+        for block in content_blocks(raw, "tool_use"):
             tool_input = block.get("input")
             path = tool_input.get("file_path") if isinstance(tool_input, Mapping) else None
             if block.get("name") in WRITE_TOOL_NAMES and isinstance(path, str):

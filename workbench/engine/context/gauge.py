@@ -18,6 +18,7 @@ from workbench.engine.context.jsonl import parse_line
 from workbench.engine.context.thresholds import Thresholds, TokenWarningState, token_warning_state
 from workbench.engine.context.tokens import (
     context_tokens_from_usage,
+    inner_message,
     token_count_with_estimation,
     token_usage,
 )
@@ -148,8 +149,7 @@ def _read_tail(view: mmap.mmap, path: str, size: int) -> TailRead:
             collected.append(entry)
             break
         if kind == "assistant":
-            inner = raw.get("message")
-            message_id = inner.get("id") if isinstance(inner, Mapping) else None
+            message_id = inner_message(raw).get("id")
             if found_usage:
                 collected.append(entry)
                 if message_id != anchor_id and message_id is not None:

@@ -19,7 +19,13 @@ from typing import Any
 from workbench.engine.context.jsonl import parse_line, sniff_type
 from workbench.engine.context.meter import ContextMeter
 from workbench.engine.context.thresholds import Thresholds
-from workbench.engine.context.tokens import context_tokens_from_usage, token_usage
+from workbench.engine.context.tokens import (
+    content_blocks,
+    context_tokens_from_usage,
+    inner_message,
+    message_content,
+    token_usage,
+)
 from workbench.engine.context.transcript import MESSAGE_TYPES as _MESSAGE_TYPES
 from workbench.engine.context.transcript import Entry, Transcript
 from workbench.engine.errors import NotFoundError, UserInputError
@@ -238,8 +244,7 @@ def replay_rows(
             current_id = None
             continue
         if kind == "assistant":
-            inner = raw.get("message")
-            inner = inner if isinstance(inner, _MAP) else {}
+            inner = inner_message(raw)
             response_id = inner.get("id") if isinstance(inner.get("id"), str) else None
             usage = token_usage(raw)
             if usage is not None and response_id is not None and response_id != current_id:
@@ -372,15 +377,10 @@ _COMPACT_COMMAND = "<command-name>/compact</command-name>"
 
 
 def _is_compact_command(raw: Mapping[str, Any]) -> bool:
-    inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, _MAP) else None
+    content = message_content(raw)
     if isinstance(content, str):
         return _COMPACT_COMMAND in content
-    if isinstance(content, list):
-        return any(
-            isinstance(b, _MAP) and _COMPACT_COMMAND in str(b.get("text", "")) for b in content
-        )
-    return False
+    return any(_COMPACT_COMMAND in str(b.get("text", "")) for b in content_blocks(raw))
 
 
 def replay_transcript(

@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engine.context.meter import ContextMeter
-from workbench.engine.context.tokens import as_dict, rough_token_count
+from workbench.engine.context.tokens import (
+    as_dict,
+    content_blocks,
+    inner_message,
+    rough_token_count,
+)
 
 MAX_SECTION_LENGTH = 2_000
 """Tokens per section before Claude Code asks for it to be condensed."""
@@ -271,11 +276,7 @@ class TriggerReport:
 
 
 def _tool_use_count(raw: Mapping[str, Any]) -> int:
-    inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, Mapping) else None
-    if not isinstance(content, list):
-        return 0
-    return sum(1 for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use")
+    return len(content_blocks(raw, "tool_use"))
 
 
 def evaluate_trigger(messages: Sequence[Any], config: TriggerConfig | None = None) -> TriggerReport:
@@ -299,8 +300,7 @@ def evaluate_trigger(messages: Sequence[Any], config: TriggerConfig | None = Non
         tool_calls_since += _tool_use_count(raw)
         if not _ends_response(raws, index):
             continue
-        inner = raw.get("message")
-        if isinstance(inner, Mapping) and inner.get("model") == "<synthetic>":
+        if inner_message(raw).get("model") == "<synthetic>":
             continue
         current = meter.count
         if not initialized:
@@ -341,16 +341,13 @@ def evaluate_trigger(messages: Sequence[Any], config: TriggerConfig | None = Non
 def _ends_response(raws: Sequence[Mapping[str, Any]], index: int) -> bool:
     """True when no later record of the same streamed response follows before another
     response starts (tool results in between do not end it)."""
-    inner = raws[index].get("message")
-    response_id = inner.get("id") if isinstance(inner, Mapping) else None
+    response_id = inner_message(raws[index]).get("id")
     if response_id is None:
         return True
     for later in raws[index + 1 :]:
         if later.get("type") != "assistant":
             continue
-        later_inner = later.get("message")
-        later_id = later_inner.get("id") if isinstance(later_inner, Mapping) else None
-        return later_id != response_id
+        return inner_message(later).get("id") != response_id
     return True
 
 

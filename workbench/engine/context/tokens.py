@@ -52,6 +52,40 @@ def as_dict(message: Any) -> Mapping[str, Any]:
     return message.raw  # type: ignore[no-any-return]
 
 
+def inner_message(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The API message inside a transcript line (`{}` when it has none)."""
+    inner = raw.get("message")
+    return inner if isinstance(inner, _MAP) else {}
+
+
+def message_content(raw: Mapping[str, Any]) -> Any:
+    """`message.content` of a transcript line: a string, a block list, or None."""
+    inner = raw.get("message")
+    return inner.get("content") if isinstance(inner, _MAP) else None
+
+
+def content_blocks(
+    raw: Mapping[str, Any], block_type: str | None = None
+) -> list[Mapping[str, Any]]:
+    """The dict blocks of a line's list content, only those of `block_type` when given."""
+    content = message_content(raw)
+    if not isinstance(content, list):
+        return []  # string content has no blocks
+    return [
+        block
+        for block in content
+        if isinstance(block, _MAP) and (block_type is None or block.get("type") == block_type)
+    ]
+
+
+def message_blocks(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Like `content_blocks`, but a string content counts as one text block."""
+    content = message_content(raw)
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content_blocks(raw)
+
+
 def js_json(value: Any) -> str:
     """`JSON.stringify(value)`: compact separators, non-ASCII kept as is."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
@@ -259,8 +293,7 @@ def estimate_message_tokens_raw(messages: Iterable[Any]) -> int:
         raw = as_dict(message)
         if raw.get("type") not in ("user", "assistant"):
             continue
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, _MAP) else None
+        content = message_content(raw)
         # The quirk: a user message whose content is a plain string adds nothing.
         if not isinstance(content, list):
             continue
@@ -304,9 +337,7 @@ def context_tokens_from_usage(usage: Mapping[str, Any]) -> int:
 
 def is_synthetic_assistant(raw: Mapping[str, Any]) -> bool:
     """A harness-made assistant line: model `<synthetic>` or a known synthetic first text."""
-    inner = raw.get("message")
-    if not isinstance(inner, _MAP):
-        return False
+    inner = inner_message(raw)
     if inner.get("model") == SYNTHETIC_MODEL:
         return True
     content = inner.get("content")
@@ -322,10 +353,7 @@ def token_usage(message: Any) -> Mapping[str, Any] | None:
     raw = as_dict(message)
     if raw.get("type") != "assistant":
         return None
-    inner = raw.get("message")
-    if not isinstance(inner, _MAP):
-        return None
-    usage = inner.get("usage")
+    usage = inner_message(raw).get("usage")
     if not isinstance(usage, _MAP) or is_synthetic_assistant(raw):
         return None
     return usage
@@ -336,11 +364,8 @@ def assistant_message_id(message: Any) -> str | None:
     raw = as_dict(message)
     if raw.get("type") != "assistant":
         return None
-    inner = raw.get("message")
-    if isinstance(inner, _MAP):
-        value = inner.get("id")
-        return value if isinstance(value, str) else None
-    return None
+    value = inner_message(raw).get("id")
+    return value if isinstance(value, str) else None
 
 
 def usage_anchor(messages: Sequence[Any]) -> tuple[int, int] | None:
@@ -421,9 +446,7 @@ def message_text_for_tokenizer(messages: Iterable[Any]) -> str:
         raw = as_dict(message)
         kind = raw.get("type")
         if kind in ("user", "assistant"):
-            inner = raw.get("message")
-            if isinstance(inner, _MAP):
-                _collect_text(inner.get("content"), parts)
+            _collect_text(message_content(raw), parts)
         elif kind == "attachment" and isinstance(raw.get("attachment"), Mapping):
             parts.extend(attachment_api_texts(raw["attachment"]))
     return "\n".join(parts)
@@ -444,18 +467,12 @@ def api_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
         kind = raw.get("type")
         if kind not in ("user", "assistant"):
             continue
-        inner = raw.get("message")
-        if not isinstance(inner, _MAP):
-            continue
-        content = inner.get("content")
+        content = message_content(raw)
         blocks: list[Any]
         if isinstance(content, str):
             blocks = [{"type": "text", "text": content}] if content else []
-        elif isinstance(content, list):
-            blocks = [_api_block(b) for b in content if isinstance(b, _MAP)]
-            blocks = [b for b in blocks if b is not None]
         else:
-            blocks = []
+            blocks = [b for b in map(_api_block, content_blocks(raw)) if b is not None]
         if not blocks:
             continue
         if out and out[-1]["role"] == kind:
@@ -515,14 +532,8 @@ def _collect_text(content: Any, parts: list[str]) -> None:
 
 
 def _count_media(raw: Mapping[str, Any]) -> int:
-    inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, _MAP) else None
-    if not isinstance(content, list):
-        return 0
     count = 0
-    for block in content:
-        if not isinstance(block, _MAP):
-            continue
+    for block in content_blocks(raw):
         if block.get("type") in ("image", "document"):
             count += 1
         elif block.get("type") == "tool_result" and isinstance(block.get("content"), list):

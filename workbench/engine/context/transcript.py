@@ -19,8 +19,12 @@ from typing import Any
 
 from workbench.engine.context.jsonl import parse_line, split_lines
 from workbench.engine.context.tokens import (
+    assistant_message_id,
+    content_blocks,
     context_tokens_from_usage,
+    inner_message,
     is_synthetic_assistant,
+    message_blocks,
     token_count_with_estimation,
     token_usage,
 )
@@ -129,8 +133,7 @@ class Entry:
 
     @property
     def message(self) -> Mapping[str, Any]:
-        value = self.raw.get("message")
-        return value if isinstance(value, _MAP) else {}
+        return inner_message(self.raw)
 
     @property
     def content(self) -> Any:
@@ -139,19 +142,11 @@ class Entry:
     @property
     def blocks(self) -> list[Mapping[str, Any]]:
         """Content blocks (a string content becomes one text block)."""
-        content = self.content
-        if isinstance(content, str):
-            return [{"type": "text", "text": content}]
-        if isinstance(content, list):
-            return [b for b in content if isinstance(b, _MAP)]
-        return []
+        return message_blocks(self.raw)
 
     @property
     def message_id(self) -> str | None:
-        if self.type != "assistant":
-            return None
-        value = self.message.get("id")
-        return value if isinstance(value, str) else None
+        return assistant_message_id(self.raw)
 
     @property
     def request_id(self) -> str | None:
@@ -180,15 +175,11 @@ class Entry:
 
     def tool_uses(self) -> list[Mapping[str, Any]]:
         """The `tool_use` blocks of an assistant entry."""
-        if self.type != "assistant":
-            return []
-        return [b for b in self.blocks if b.get("type") == "tool_use"]
+        return content_blocks(self.raw, "tool_use") if self.type == "assistant" else []
 
     def tool_results(self) -> list[Mapping[str, Any]]:
         """The `tool_result` blocks of a user entry."""
-        if self.type != "user":
-            return []
-        return [b for b in self.blocks if b.get("type") == "tool_result"]
+        return content_blocks(self.raw, "tool_result") if self.type == "user" else []
 
     def text(self) -> str:
         """The plain text the entry carries (text blocks, string content, tool result text)."""

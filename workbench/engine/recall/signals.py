@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.engine.context.tokens import content_blocks, message_blocks
 from workbench.engine.jsutil import js_len
 
 
@@ -19,22 +20,12 @@ def _raw(entry: Any) -> Mapping[str, Any]:
     return entry if isinstance(entry, Mapping) else getattr(entry, "raw", {})
 
 
-def _blocks(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    message = raw.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [b for b in content if isinstance(b, Mapping)]
-    return []
-
-
 def is_human_turn(entry: Any) -> bool:
     """A prompt the user typed: a non-meta user message that is not only tool results."""
     raw = _raw(entry)
     if raw.get("type") != "user" or raw.get("isMeta") or raw.get("isCompactSummary"):
         return False
-    blocks = _blocks(raw)
+    blocks = message_blocks(raw)
     return bool(blocks) and not any(b.get("type") == "tool_result" for b in blocks)
 
 
@@ -48,7 +39,7 @@ def last_human_text(entries: Sequence[Any]) -> str | None:
     """The text of the newest human prompt (what recall would be asked about)."""
     for entry in reversed(entries):
         if is_human_turn(entry):
-            texts = [b.get("text") for b in _blocks(_raw(entry)) if b.get("type") == "text"]
+            texts = [b.get("text") for b in message_blocks(_raw(entry)) if b.get("type") == "text"]
             return "\n".join(t for t in texts if isinstance(t, str))
     return None
 
@@ -74,7 +65,7 @@ def collect_recent_successful_tools(entries: Sequence[Any]) -> list[str]:
     outcome: dict[str, bool] = {}
     for entry in items[start:end]:
         raw = _raw(entry)
-        for block in _blocks(raw):
+        for block in message_blocks(raw):
             kind = block.get("type")
             if kind == "tool_use" and raw.get("type") == "assistant":
                 if isinstance(block.get("id"), str) and isinstance(block.get("name"), str):
@@ -132,8 +123,8 @@ def collect_read_files(entries: Iterable[Any]) -> tuple[str, ...]:
         raw = _raw(entry)
         if raw.get("type") != "assistant":
             continue
-        for block in _blocks(raw):
-            if block.get("type") == "tool_use" and block.get("name") == "Read":
+        for block in content_blocks(raw, "tool_use"):
+            if block.get("name") == "Read":
                 tool_input = block.get("input")
                 path = tool_input.get("file_path") if isinstance(tool_input, Mapping) else None
                 if isinstance(path, str) and os.path.isabs(path) and path not in seen:

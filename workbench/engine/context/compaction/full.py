@@ -13,6 +13,8 @@ from workbench.engine.context.compaction.prompt import SUMMARIZER_SYSTEM_PROMPT,
 from workbench.engine.context.tokens import (
     api_messages,
     as_dict,
+    inner_message,
+    message_content,
     rough_token_count,
     rough_tokens_for_messages,
     token_count_with_estimation,
@@ -64,8 +66,7 @@ def strip_images_from_messages(messages: Sequence[Any]) -> StrippedMedia:
     out: list[dict[str, Any]] = []
     for message in messages:
         raw = as_dict(message)
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
+        content = message_content(raw)
         if raw.get("type") != "user" or not isinstance(content, list):
             out.append(dict(raw))
             continue
@@ -74,8 +75,7 @@ def strip_images_from_messages(messages: Sequence[Any]) -> StrippedMedia:
         if tuple(counts) == before:
             out.append(dict(raw))
         else:
-            assert isinstance(inner, Mapping)
-            out.append({**raw, "message": {**inner, "content": blocks}})
+            out.append({**raw, "message": {**raw["message"], "content": blocks}})
     return StrippedMedia(out, counts[0], counts[1])
 
 
@@ -90,8 +90,7 @@ def group_messages_by_api_round(messages: Sequence[Any]) -> list[list[Any]]:
     for message in messages:
         raw = as_dict(message)
         is_assistant = raw.get("type") == "assistant"
-        inner = raw.get("message")
-        message_id = inner.get("id") if is_assistant and isinstance(inner, Mapping) else None
+        message_id = inner_message(raw).get("id") if is_assistant else None
         if is_assistant and message_id != last_id and current:
             groups.append(current)
             current = [message]
@@ -142,8 +141,7 @@ class PtlTruncation:
 
 def _is_marker(message: Any) -> bool:
     raw = as_dict(message)
-    inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, Mapping) else None
+    content = message_content(raw)
     if isinstance(content, list) and len(content) == 1 and isinstance(content[0], Mapping):
         content = content[0].get("text")
     return (

@@ -3,12 +3,12 @@ compactable tools are replaced by a placeholder; the five most recent are kept."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from workbench.engine.context.tokens import as_dict, tool_result_tokens
+from workbench.engine.context.tokens import as_dict, content_blocks, tool_result_tokens
 
 COMPACTABLE_TOOLS = frozenset(
     {"Read", "Bash", "PowerShell", "Grep", "Glob", "WebSearch", "WebFetch", "Edit", "Write"}
@@ -110,15 +110,9 @@ def plan_time_based_microcompact(
         if raw.get("type") != "assistant":
             continue
         last_assistant_time = _parse_time(raw.get("timestamp")) or last_assistant_time
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
+        for block in content_blocks(raw, "tool_use"):
             if (
-                isinstance(block, Mapping)
-                and block.get("type") == "tool_use"
-                and block.get("name") in COMPACTABLE_TOOLS
+                block.get("name") in COMPACTABLE_TOOLS
                 and isinstance(block.get("id"), str)
                 and block["id"] not in tool_names
             ):
@@ -132,13 +126,7 @@ def plan_time_based_microcompact(
     for raw in raws:
         if raw.get("type") != "user":
             continue
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if not isinstance(block, Mapping) or block.get("type") != "tool_result":
-                continue
+        for block in content_blocks(raw, "tool_result"):
             tool_id = block.get("tool_use_id")
             if tool_id not in to_clear:
                 continue

@@ -12,7 +12,9 @@ from typing import Any
 
 from workbench.engine.context.tokens import (
     as_dict,
+    content_blocks,
     js_json,
+    message_content,
     rough_token_count,
     rough_token_count_for_file_type,
 )
@@ -49,15 +51,10 @@ def _results_by_id(raws: Sequence[Mapping[str, Any]]) -> dict[str, tuple[Mapping
     for raw in raws:
         if raw.get("type") != "user":
             continue
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                tool_id = block.get("tool_use_id")
-                if isinstance(tool_id, str):
-                    found[tool_id] = (raw, block)
+        for block in content_blocks(raw, "tool_result"):
+            tool_id = block.get("tool_use_id")
+            if isinstance(tool_id, str):
+                found[tool_id] = (raw, block)
     return found
 
 
@@ -67,14 +64,19 @@ def _result_text(raw: Mapping[str, Any], block: Mapping[str, Any]) -> str | None
         file = structured.get("file")
         if isinstance(file, Mapping) and isinstance(file.get("content"), str):
             return file["content"]
-    content = block.get("content")
-    if isinstance(content, list):
-        content = "\n".join(
-            str(i.get("text")) for i in content if isinstance(i, Mapping) and i.get("text")
-        )
+    content = _joined_texts(block.get("content"))
     if not isinstance(content, str):
         return None
     return _LINE_NUMBER.sub("", content)
+
+
+def _joined_texts(content: Any) -> Any:
+    """A block list as its non-empty texts, one per line; any other content as it is."""
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text")) for b in content if isinstance(b, Mapping) and b.get("text")
+        )
+    return content
 
 
 def read_file_state(messages: Sequence[Any]) -> dict[str, FileRead]:
@@ -85,13 +87,7 @@ def read_file_state(messages: Sequence[Any]) -> dict[str, FileRead]:
     for raw in raws:
         if raw.get("type") != "assistant":
             continue
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if not (isinstance(block, Mapping) and block.get("type") == "tool_use"):
-                continue
+        for block in content_blocks(raw, "tool_use"):
             if block.get("name") != "Read":
                 continue
             tool_input = block.get("input")
@@ -125,15 +121,12 @@ def files_read_in(messages: Sequence[Any]) -> set[str]:
         raw = as_dict(message)
         if raw.get("type") != "assistant":
             continue
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                tool_input = block.get("input")
-                if block.get("name") == "Read" and isinstance(tool_input, Mapping):
-                    path = tool_input.get("file_path")
-                    if isinstance(path, str):
-                        paths.add(path)
+        for block in content_blocks(raw, "tool_use"):
+            tool_input = block.get("input")
+            if block.get("name") == "Read" and isinstance(tool_input, Mapping):
+                path = tool_input.get("file_path")
+                if isinstance(path, str):
+                    paths.add(path)
     return paths
 
 
@@ -353,11 +346,7 @@ def invoked_skills(
     for index, raw in enumerate(raws):
         if raw.get("type") != "assistant":
             continue
-        inner = raw.get("message")
-        content = inner.get("content") if isinstance(inner, Mapping) else None
-        for block in content if isinstance(content, list) else []:
-            if not (isinstance(block, Mapping) and block.get("type") == "tool_use"):
-                continue
+        for block in content_blocks(raw, "tool_use"):
             if block.get("name") != "Skill" or not isinstance(block.get("input"), Mapping):
                 continue
             name = block["input"].get("skill") or block["input"].get("command")
@@ -388,12 +377,7 @@ def _injected_skill_text(raws: Sequence[Mapping[str, Any]], index: int) -> str |
         if raw.get("type") == "assistant":
             break
         if raw.get("type") == "user" and raw.get("isMeta") is True:
-            inner = raw.get("message")
-            content = inner.get("content") if isinstance(inner, Mapping) else None
-            if isinstance(content, list):
-                content = "\n".join(
-                    str(b.get("text")) for b in content if isinstance(b, Mapping) and b.get("text")
-                )
+            content = _joined_texts(message_content(raw))
             if isinstance(content, str) and content.strip():
                 return content
     return None

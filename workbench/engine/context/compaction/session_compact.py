@@ -15,7 +15,10 @@ from workbench.engine.context.session_memory import (
 )
 from workbench.engine.context.tokens import (
     as_dict,
+    assistant_message_id,
+    content_blocks,
     estimate_message_tokens,
+    message_content,
     rough_token_count,
     token_count_from_last_api_response,
 )
@@ -50,70 +53,37 @@ def sm_compact_enabled(env: Mapping[str, str], *, gates_on: bool = True) -> tupl
     return False, "the session-memory feature gates are off"
 
 
-def _raw(message: Any) -> Mapping[str, Any]:
-    return as_dict(message)
-
-
-def _content(raw: Mapping[str, Any]) -> Any:
-    inner = raw.get("message")
-    return inner.get("content") if isinstance(inner, Mapping) else None
-
-
 def is_compact_boundary(message: Any) -> bool:
-    raw = _raw(message)
+    raw = as_dict(message)
     return raw.get("type") == "system" and raw.get("subtype") == "compact_boundary"
 
 
 def has_text_blocks(message: Any) -> bool:
     """`hasTextBlocks`: assistant text, a non-empty user string, or a user text block."""
-    raw = _raw(message)
-    content = _content(raw)
-    if raw.get("type") == "assistant":
-        return isinstance(content, list) and any(
-            isinstance(b, Mapping) and b.get("type") == "text" for b in content
-        )
-    if raw.get("type") == "user":
-        if isinstance(content, str):
-            return len(content) > 0
-        if isinstance(content, list):
-            return any(isinstance(b, Mapping) and b.get("type") == "text" for b in content)
+    raw = as_dict(message)
+    kind = raw.get("type")
+    content = message_content(raw)
+    if kind == "user" and isinstance(content, str):
+        return len(content) > 0
+    if kind == "user" or kind == "assistant":
+        return bool(content_blocks(raw, "text"))
     return False
 
 
 def _tool_result_ids(raw: Mapping[str, Any]) -> list[str]:
     if raw.get("type") != "user":
         return []
-    content = _content(raw)
-    if not isinstance(content, list):
-        return []
     return [
         b["tool_use_id"]
-        for b in content
-        if isinstance(b, Mapping)
-        and b.get("type") == "tool_result"
-        and isinstance(b.get("tool_use_id"), str)
+        for b in content_blocks(raw, "tool_result")
+        if isinstance(b.get("tool_use_id"), str)
     ]
 
 
 def _tool_use_ids(raw: Mapping[str, Any]) -> list[str]:
     if raw.get("type") != "assistant":
         return []
-    content = _content(raw)
-    if not isinstance(content, list):
-        return []
-    return [
-        b["id"]
-        for b in content
-        if isinstance(b, Mapping) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)
-    ]
-
-
-def _message_id(raw: Mapping[str, Any]) -> str | None:
-    if raw.get("type") != "assistant":
-        return None
-    inner = raw.get("message")
-    value = inner.get("id") if isinstance(inner, Mapping) else None
-    return value if isinstance(value, str) and value else None
+    return [b["id"] for b in content_blocks(raw, "tool_use") if isinstance(b.get("id"), str)]
 
 
 @dataclass(frozen=True)
@@ -133,7 +103,7 @@ def adjust_index_with_reasons(messages: Sequence[Any], start: int) -> InvariantA
     """Both rules: keep tool_use with its tool_result, and keep every record of a response."""
     if start <= 0 or start >= len(messages):
         return InvariantAdjustment(start, start, start)
-    raws = [_raw(m) for m in messages]
+    raws = [as_dict(m) for m in messages]
     adjusted = start
     # Rule (a): a kept tool_result needs the assistant message holding its tool_use.
     result_ids: list[str] = []
@@ -154,9 +124,10 @@ def adjust_index_with_reasons(messages: Sequence[Any], start: int) -> InvariantA
     after_pairs = adjusted
     # Rule (b): records split from one streamed response (thinking, text, tool_use) stay
     # together; the ids are collected once, so newly pulled-in records add none.
-    kept_ids = {mid for raw in raws[adjusted:] if (mid := _message_id(raw))}
+    # An empty id groups nothing: it never enters `kept_ids`.
+    kept_ids = {mid for raw in raws[adjusted:] if (mid := assistant_message_id(raw))}
     for i in range(adjusted - 1, -1, -1):
-        mid = _message_id(raws[i])
+        mid = assistant_message_id(raws[i])
         if mid is not None and mid in kept_ids:
             adjusted = i
     return InvariantAdjustment(start, after_pairs, adjusted)
@@ -349,7 +320,7 @@ def plan_session_memory_compaction(
         return unavailable("the session notes are still the empty template")
     if last_summarized_uuid is not None:
         found = next(
-            (i for i, m in enumerate(messages) if _raw(m).get("uuid") == last_summarized_uuid),
+            (i for i, m in enumerate(messages) if as_dict(m).get("uuid") == last_summarized_uuid),
             None,
         )
         if found is None:
@@ -398,7 +369,7 @@ def plan_session_memory_compaction(
         if falls_back
         else f"keeps the last {len(kept)} message(s) and uses the session notes as the summary"
     )
-    keep_uuid = _raw(messages[index]).get("uuid") if index < len(messages) else None
+    keep_uuid = as_dict(messages[index]).get("uuid") if index < len(messages) else None
     return SessionMemoryCompactionPlan(
         enabled=enabled,
         enabled_reason=enabled_reason,
@@ -417,6 +388,6 @@ def plan_session_memory_compaction(
         truncated_sections=truncated.truncated_sections,
         summary_tokens=rough_token_count(summary),
         adjustments=tuple(adjustments),
-        kept_uuids=tuple(u for m in kept if isinstance(u := _raw(m).get("uuid"), str)),
+        kept_uuids=tuple(u for m in kept if isinstance(u := as_dict(m).get("uuid"), str)),
         summary_text=summary,
     )

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.engine.context.tokens import as_dict
+from workbench.engine.context.tokens import as_dict, content_blocks, message_content
 
 MAX_ITEMS = 100
 _EXTENSIONS = (
@@ -123,27 +123,19 @@ class _Tally:
 
 def _texts(raw: Mapping[str, Any]) -> Iterable[str]:
     """Conversation text of a message: prompts and replies, not tool output."""
-    inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, Mapping) else None
+    content = message_content(raw)
     if isinstance(content, str):
         if raw.get("isCompactSummary") is not True:
             yield content
         return
-    for block in content if isinstance(content, list) else []:
-        if isinstance(block, Mapping) and block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                yield text
+    for block in content_blocks(raw, "text"):
+        text = block.get("text")
+        if isinstance(text, str):
+            yield text
 
 
-def _tool_uses(raw: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
-    if raw.get("type") != "assistant":
-        return
-    inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, Mapping) else None
-    for block in content if isinstance(content, list) else []:
-        if isinstance(block, Mapping) and block.get("type") == "tool_use":
-            yield block
+def _tool_uses(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return content_blocks(raw, "tool_use") if raw.get("type") == "assistant" else []
 
 
 def _command_text(command: str) -> str:
