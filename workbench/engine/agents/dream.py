@@ -398,8 +398,6 @@ class DreamAgent:
         `mode="show"` is the dry run with a key: the model runs, its diff is shown, nothing is
         written, and the lock is rolled back because nothing was consolidated.
         """
-        from workbench.engine.llm import ModelClient
-
         gates = self.gates()
         prompt, request = self.build(gates)
         prior = self.lock.try_acquire()
@@ -412,16 +410,14 @@ class DreamAgent:
         locations = self.engine.locations
         workspace = Workspace(project_root=locations.project_root)
         try:
-            async with ModelClient.from_env(self.engine.env) as client:
-                run = await run_fork(
-                    self.engine,
-                    client,
-                    request,
-                    workspace=workspace,
-                    can_use_tool=create_auto_mem_can_use_tool(locations.memory_dir),
-                    max_turns=DREAM_MAX_TURNS,
-                    verb="Improved",
-                )
+            run = await run_fork(
+                self.engine,
+                request,
+                workspace=workspace,
+                can_use_tool=create_auto_mem_can_use_tool(locations.memory_dir),
+                max_turns=DREAM_MAX_TURNS,
+                verb="Improved",
+            )
         except BaseException:
             self.lock.rollback(prior)
             raise

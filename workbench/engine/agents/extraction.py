@@ -344,23 +344,19 @@ class ExtractionAgent:
 
     async def run(self, plan: ExtractionPlan, *, mode: WriteMode) -> ExtractionResult:
         """Send the plan's request and run the fork; the cursor advances only on success."""
-        from workbench.engine.llm import ModelClient
-
         if plan.request is None or not plan.step.should_run:
             return self.result_without_run(plan, dry_run=False)
         locations = self.engine.locations
         workspace = Workspace(project_root=locations.project_root)
         success = False
         try:
-            async with ModelClient.from_env(self.engine.env) as client:
-                run = await run_fork(
-                    self.engine,
-                    client,
-                    plan.request,
-                    workspace=workspace,
-                    can_use_tool=create_auto_mem_can_use_tool(locations.memory_dir),
-                    max_turns=MAX_TURNS,
-                )
+            run = await run_fork(
+                self.engine,
+                plan.request,
+                workspace=workspace,
+                can_use_tool=create_auto_mem_can_use_tool(locations.memory_dir),
+                max_turns=MAX_TURNS,
+            )
             success = True
         finally:
             plan.machine.run_finished(plan.step, success=success)

@@ -28,7 +28,7 @@ from workbench.engine.jsutil import now_iso
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
-    from workbench.engine.llm import ModelClient, ToolLoopResult
+    from workbench.engine.llm import ToolLoopResult
 
 WriteMode = Literal["propose", "apply", "show"]
 """What happens to staged writes: queue them for review, write them, or only show diffs."""
@@ -199,7 +199,6 @@ def secret_check_for(engine: Engine) -> Callable[[str, str], str | None]:
 
 async def run_fork(
     engine: Engine,
-    client: ModelClient,
     request: Mapping[str, Any],
     *,
     workspace: Workspace,
@@ -207,8 +206,9 @@ async def run_fork(
     max_turns: int,
     verb: str = "Saved",
 ) -> ForkRun:
-    """Run the agent loop with the local tools; writes stay staged in `workspace`."""
-    from workbench.engine.llm import run_tool_loop
+    """Run the agent loop with the local tools and a model client from the engine's
+    environment; writes stay staged in `workspace`."""
+    from workbench.engine.llm import ModelClient, run_tool_loop
 
     tools = AgentTools(
         workspace, secret_check=secret_check_for(engine), note_for_read=freshness_for(engine)
@@ -218,9 +218,10 @@ async def run_fork(
         decision = can_use_tool(call.name, call.input)
         return None if decision.allowed else decision.message
 
-    loop = await run_tool_loop(
-        client, request, tools.handlers(), max_turns=max_turns, can_use_tool=permission
-    )
+    async with ModelClient.from_env(engine.env) as client:
+        loop = await run_tool_loop(
+            client, request, tools.handlers(), max_turns=max_turns, can_use_tool=permission
+        )
     written = written_paths_from_replies(loop)
     saved = without_index(successful_write_paths(loop))
     team_count = sum(1 for p in saved if engine.locations.is_team_path(p))

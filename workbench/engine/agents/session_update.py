@@ -289,22 +289,18 @@ class SessionMemoryUpdater:
 
     async def update(self, target: NotesTarget) -> SessionUpdateResult:
         """Set the file up if needed, run the Edit-only agent, and write its edits."""
-        from workbench.engine.llm import ModelClient
-
         created = setup_notes_file(self.engine, target.notes_path)
         notes, _ = self._notes_now(target)
         before = Path(target.notes_path).read_bytes()
         request, source = self.build(target, notes)
         workspace = Workspace(project_root=self.engine.locations.project_root)
-        async with ModelClient.from_env(self.engine.env) as client:
-            run = await run_fork(
-                self.engine,
-                client,
-                request,
-                workspace=workspace,
-                can_use_tool=create_notes_can_use_tool(target.notes_path),
-                max_turns=UPDATE_MAX_TURNS,
-            )
+        run = await run_fork(
+            self.engine,
+            request,
+            workspace=workspace,
+            can_use_tool=create_notes_can_use_tool(target.notes_path),
+            max_turns=UPDATE_MAX_TURNS,
+        )
         change = None
         for staged in workspace.changed_files():
             if staged.path != target.notes_path:
