@@ -408,13 +408,13 @@ def _check_git(args: list[str]) -> str | None:
     return f"git {sub} can change the repository"
 
 
-def _git_listing(
-    mutating_long: Sequence[str],
-    mutating_short: str,
-    list_mode: Sequence[str],
-    takes_value: Sequence[str],
-    what: str,
-) -> Validator:
+# The ref filters `git branch` and `git tag` share: each means listing, and each takes a value.
+_REF_FILTERS = ("--contains", "--no-contains", "--merged", "--no-merged", "--points-at")
+_LIST_MODE = ("--list", *_REF_FILTERS)
+_TAKES_VALUE = (*_REF_FILTERS, "--sort", "--format")
+
+
+def _git_listing(mutating_long: Sequence[str], mutating_short: str, what: str) -> Validator:
     """git branch / tag: allowed only while they list, never create, move or delete."""
 
     def validate(args: list[str]) -> str | None:
@@ -427,9 +427,9 @@ def _git_listing(
             name = arg.split("=", 1)[0]
             if _any_long([arg], mutating_long) or set(_short_letters(arg)) & set(mutating_short):
                 return f"git {what} {arg} changes the repository"
-            if name in list_mode or set(_short_letters(arg)) & {"l"}:
+            if name in _LIST_MODE or set(_short_letters(arg)) & {"l"}:
                 listing = True
-            if name in takes_value and "=" not in arg:
+            if name in _TAKES_VALUE and "=" not in arg:
                 i += 2
                 continue
             if not arg.startswith("-"):
@@ -457,38 +457,11 @@ _check_git_branch = _git_listing(
         "--recurse-submodules",
     ),
     mutating_short="dDmMcCfut",
-    list_mode=(
-        "--list",
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-    ),
-    takes_value=(
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-        "--sort",
-        "--format",
-    ),
     what="branch",
 )
 _check_git_tag = _git_listing(
     mutating_long=("--delete", "--annotate", "--sign", "--force", "--message", "--file"),
     mutating_short="dasfmFue",
-    list_mode=("--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"),
-    takes_value=(
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-        "--sort",
-        "--format",
-    ),
     what="tag",
 )
 
