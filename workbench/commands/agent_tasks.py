@@ -151,11 +151,7 @@ def _extract_printer(result: Any) -> Callable[[Console], None]:
         out.print(
             f"  new messages: {result.new_messages}, existing memories: {result.manifest_count}"
         )
-        if result.run is not None:
-            _print_run(out, result.to_json())
-        _print_changes(out, result.changes)
-        if result.request is not None:
-            _print_request(out, result.request)
+        _print_agent_run(out, result)
 
     return show
 
@@ -191,11 +187,7 @@ def _dream_printer(result: Any) -> Callable[[Console], None]:
         fire = "would fire now" if gates.would_fire else "would not fire now"
         why = "; ".join(gates.reasons())
         out.print(f"  automatic dream {fire}" + (f" ({escape(why)})" if why else ""))
-        if result.run is not None:
-            _print_run(out, result.to_json())
-        _print_changes(out, result.changes)
-        if result.request is not None:
-            _print_request(out, result.request)
+        _print_agent_run(out, result)
 
     return show
 
@@ -330,6 +322,15 @@ def _session_printer(result: Any) -> Callable[[Console], None]:
 
 
 # --- shared printing -----------------------------------------------------------------------------
+
+
+def _print_agent_run(out: Console, result: Any) -> None:
+    """What an extract or dream run did: its turns, its changes, the request it built."""
+    if result.run is not None:
+        _print_run(out, result.to_json())
+    _print_changes(out, result.changes)
+    if result.request is not None:
+        _print_request(out, result.request)
 
 
 def _print_run(out: Console, data: dict[str, Any]) -> None:

@@ -29,39 +29,43 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2
 
 
+# The folder and file options: (flag, metavar, help).
+_PATH_OPTIONS = (
+    (
+        "--config-home",
+        "DIR",
+        "Claude Code config home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
+    ),
+    ("--project", "DIR", "the project folder (default: the current directory)"),
+    ("--memory-dir", "DIR", "use this folder as the auto-memory directory instead of resolving it"),
+    ("--settings", "FILE", "a settings file read as Claude Code's --settings (flagSettings)"),
+)
+
+
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """The options every command accepts. Defaults are filled in by `option()`."""
     group = parser.add_argument_group("common options")
-    group.add_argument(
-        "--config-home",
-        metavar="DIR",
-        default=argparse.SUPPRESS,
-        help="Claude Code config home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
-    )
-    group.add_argument(
-        "--project",
-        metavar="DIR",
-        default=argparse.SUPPRESS,
-        help="the project folder (default: the current directory)",
-    )
-    group.add_argument(
-        "--memory-dir",
-        metavar="DIR",
-        default=argparse.SUPPRESS,
-        help="use this folder as the auto-memory directory instead of resolving it",
-    )
-    group.add_argument(
-        "--settings",
-        metavar="FILE",
-        default=argparse.SUPPRESS,
-        help="a settings file read as Claude Code's --settings (flagSettings)",
-    )
+    for flag, metavar, help_text in _PATH_OPTIONS:
+        group.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=help_text)
     group.add_argument(
         "--json",
         action="store_true",
         default=argparse.SUPPRESS,
         help="print machine-readable JSON on stdout",
     )
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction,
+    common: argparse.ArgumentParser,
+    name: str,
+    handler: Callable[[argparse.Namespace], int],
+    help_text: str,
+) -> argparse.ArgumentParser:
+    """A subcommand with the common options, run by `handler`; its help is its description."""
+    parser = subparsers.add_parser(name, parents=[common], help=help_text, description=help_text)
+    parser.set_defaults(handler=handler)
+    return parser
 
 
 def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:

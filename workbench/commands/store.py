@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, emit, open_engine, warn
+from workbench.commands.common import ExitCode, add_command, emit, open_engine, warn
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -14,12 +15,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    def add(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
-        parser = subparsers.add_parser(
-            name, parents=[common], help=help_text, description=help_text
-        )
-        parser.set_defaults(handler=handler)
-        return parser
+    add = functools.partial(add_command, subparsers, common)
 
     add("paths", run_paths, "show where Claude Code keeps this project's memory and transcripts")
     index = add("index", run_index, "the MEMORY.md load report: what loads and what falls off")

@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, emit, open_engine, wants_json, warn
+from workbench.commands.common import ExitCode, add_command, emit, open_engine, wants_json, warn
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def register_sync_commands(
         ("watch", run_watch, "pull once, then push after each change settles"),
     )
     for name, handler, summary in specs:
-        action = actions.add_parser(name, parents=[common], help=summary, description=summary)
+        action = add_command(actions, common, name, handler, summary)
         action.add_argument(
             "--server", metavar="URL", help="team server (default: $TEAM_MEMORY_SYNC_URL)"
         )
@@ -50,7 +50,6 @@ def register_sync_commands(
             metavar="OWNER/NAME",
             help="GitHub repo the team memory belongs to (default: the github.com remote)",
         )
-        action.set_defaults(handler=handler)
         if name == "push":
             action.add_argument(
                 "--force",
