@@ -6,7 +6,8 @@ opening the workbench must not pay for it. Every failure leaves here as an `LLME
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.llm.config import LLMConfig
@@ -79,12 +80,8 @@ class ModelClient:
         if body.get("stream"):
             return await self.stream(body)
         sdk = self._client()
-        try:
+        with self._sdk_errors():
             message = await sdk.messages.create(**dict(body))
-        except LLMError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes an LLMError
-            raise translate_error(exc, base_url=self.config.base_url) from None
         return reply_from_sdk(message)
 
     async def stream(
@@ -93,16 +90,12 @@ class ModelClient:
         """Send `body` with `stream: true`, call `on_text` per text delta, return the whole reply."""
         sdk = self._client()
         params = {k: v for k, v in body.items() if k != "stream"}
-        try:
+        with self._sdk_errors():
             async with sdk.messages.stream(**params) as events:
                 async for event in events:
                     if on_text is not None and getattr(event, "type", None) == "text":
                         on_text(event.text)
                 message = await events.get_final_message()
-        except LLMError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes an LLMError
-            raise translate_error(exc, base_url=self.config.base_url) from None
         return reply_from_sdk(message)
 
     async def count_tokens(
@@ -120,8 +113,16 @@ class ModelClient:
             params["system"] = system
         if tools:
             params["tools"] = list(tools)
-        try:
+        with self._sdk_errors():
             counted = await sdk.messages.count_tokens(**params)
+        return int(counted.input_tokens)
+
+    @contextmanager
+    def _sdk_errors(self) -> Iterator[None]:
+        """Every SDK failure inside the block leaves as the matching `LLMError`."""
+        try:
+            yield
+        except LLMError:
+            raise
         except Exception as exc:  # noqa: BLE001 - every SDK failure becomes an LLMError
             raise translate_error(exc, base_url=self.config.base_url) from None
-        return int(counted.input_tokens)
