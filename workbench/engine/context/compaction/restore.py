@@ -273,31 +273,19 @@ def plan_file_restoration(
         kind = "file" if file_tokens <= POST_COMPACT_MAX_TOKENS_PER_FILE else "reference"
         message = _attachment_message(read.path, content if kind == "file" else None)
         tokens = rough_token_count(js_json(message))
-        if used + tokens <= POST_COMPACT_TOKEN_BUDGET:
+        fits = used + tokens <= POST_COMPACT_TOKEN_BUDGET
+        if fits:
             used += tokens
             reason = (
                 "attached in full"
                 if kind == "file"
                 else f"over {POST_COMPACT_MAX_TOKENS_PER_FILE:,} tokens: only the path is named"
             )
-            files.append(
-                RestoredFile(
-                    read.path, tokens, file_tokens, kind, True, reason, source, read.timestamp
-                )
-            )
         else:
-            files.append(
-                RestoredFile(
-                    read.path,
-                    tokens,
-                    file_tokens,
-                    kind,
-                    False,
-                    f"does not fit the {POST_COMPACT_TOKEN_BUDGET:,}-token budget",
-                    source,
-                    read.timestamp,
-                )
-            )
+            reason = f"does not fit the {POST_COMPACT_TOKEN_BUDGET:,}-token budget"
+        files.append(
+            RestoredFile(read.path, tokens, file_tokens, kind, fits, reason, source, read.timestamp)
+        )
     return FileRestorationPlan(tuple(files), tuple(skipped))
 
 
@@ -403,27 +391,11 @@ def plan_skill_restoration(skills: Sequence[InvokedSkill]) -> list[RestoredSkill
             continue
         text, truncated = truncate_skill(skill.content)
         tokens = rough_token_count(text)
-        if used + tokens <= POST_COMPACT_SKILLS_TOKEN_BUDGET:
+        fits = used + tokens <= POST_COMPACT_SKILLS_TOKEN_BUDGET
+        if fits:
             used += tokens
-            out.append(
-                RestoredSkill(
-                    skill.name,
-                    skill.path,
-                    tokens,
-                    truncated,
-                    True,
-                    "shortened to its budget" if truncated else "attached in full",
-                )
-            )
+            reason = "shortened to its budget" if truncated else "attached in full"
         else:
-            out.append(
-                RestoredSkill(
-                    skill.name,
-                    skill.path,
-                    tokens,
-                    truncated,
-                    False,
-                    f"does not fit the {POST_COMPACT_SKILLS_TOKEN_BUDGET:,}-token skill budget",
-                )
-            )
+            reason = f"does not fit the {POST_COMPACT_SKILLS_TOKEN_BUDGET:,}-token skill budget"
+        out.append(RestoredSkill(skill.name, skill.path, tokens, truncated, fits, reason))
     return out
