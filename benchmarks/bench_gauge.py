@@ -14,9 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._common import median_seconds, report  # noqa: E402
+from benchmarks._common import fresh_context, median_seconds, report  # noqa: E402
 from benchmarks.gen_transcript import ensure  # noqa: E402
-from workbench.engine import Engine  # noqa: E402
 from workbench.engine.context.transcript import Transcript  # noqa: E402
 
 MB = 100
@@ -25,11 +24,10 @@ MB = 100
 def main() -> int:
     path = ensure(MB)
     size_mb = path.stat().st_size / 1e6
-    env = {"HOME": "/nonexistent-home", "CLAUDE_CONFIG_DIR": "/nonexistent-claude"}
 
     def gauge() -> object:
         # A fresh engine each time: no cached thresholds or config.
-        return Engine.open(path.parent, env=env).context.gauge(str(path))
+        return fresh_context(path).gauge(str(path))
 
     reading = gauge()
     seconds, _ = median_seconds(gauge, runs=7)

@@ -15,10 +15,8 @@ stall of the UI thread while the 10,000-entry tree was built and filtered, which
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,6 +24,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from benchmarks._common import run_child_json  # noqa: E402
 
 BAR_MB = 300
 COUNT = 10_000
@@ -159,17 +159,12 @@ def make_project(base: Path, mb: int) -> tuple[Path, Path, Path]:
 def one_run(
     project: Path, config_home: Path, transcript: Path, env: dict[str, str]
 ) -> dict[str, float]:
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(project), str(config_home), str(transcript)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
+    return run_child_json(
+        ["-c", CHILD, str(project), str(config_home), str(transcript)],
+        env,
         timeout=300,
+        tail=3000,
     )
-    if out.returncode != 0:
-        raise SystemExit(f"child failed:\n{out.stderr[-3000:]}")
-    return json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))
 
 
 def main() -> int:

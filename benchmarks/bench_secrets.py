@@ -21,6 +21,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the token and corpus generators live 
 
 from secretgen.corpus import corpus  # noqa: E402
 
+from benchmarks._common import timed_runs  # noqa: E402
 from workbench.engine.team.secrets.prefilter import hyperscan_available  # noqa: E402
 from workbench.engine.team.secrets.rules import RULES  # noqa: E402
 from workbench.engine.team.secrets.scanner import (  # noqa: E402
@@ -41,11 +42,7 @@ def median_seconds(work: Callable[[], object], runs: int = RUNS) -> float:
     CPU time, not wall time: the 2-core machine is shared, and waiting for a core says
     nothing about the scanner. Everything measured here is single-threaded.
     """
-    times = []
-    for _ in range(runs):
-        start = time.process_time()
-        work()
-        times.append(time.process_time() - start)
+    times, _ = timed_runs(work, runs, clock=time.process_time)
     return statistics.median(times)
 
 

@@ -12,16 +12,18 @@ the cost Textual itself sets, so the ratio is what the workbench adds.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks._common import run_child_json  # noqa: E402
+
 BAR_S = 0.6
 HEAVY = ("anthropic", "tiktoken", "watchfiles", "hyperscan", "bm25s", "httpx")
 
@@ -84,13 +86,7 @@ def one_run(child: str, env: dict[str, str]) -> tuple[float, dict[str, object]]:
     """Seconds from spawning the interpreter to the first full paint."""
     code = f"HEAVY = {HEAVY!r}\n{child}"
     start = time.time()
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=60
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"child failed:\n{out.stderr[-2000:]}")
-    line = next(line for line in out.stdout.splitlines() if line.startswith("{"))
-    data = json.loads(line)
+    data = run_child_json(["-c", code], env, timeout=60, tail=2000)
     return float(data["painted"]) - start, data
 
 

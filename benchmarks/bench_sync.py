@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._common import line, median_and_result  # noqa: E402
 
 REPO = "acme/widgets"
 TOKEN = "bench-" + "token"
@@ -29,24 +29,6 @@ WORDS = (
     "incident runbook flag canary release pipeline config secret rotation quota retry "
     "the a of to and for with when before after always never check"
 ).split()
-
-
-def median(fn: Callable[[], object], runs: int) -> tuple[float, object]:
-    samples, result = [], None
-    for _ in range(runs):
-        start = time.perf_counter()
-        result = fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples), result
-
-
-def line(name: str, value: str, bar: str = "", extra: str = "") -> None:
-    parts = [f"{name}: {value}"]
-    if bar:
-        parts.append(f"[bar {bar}]")
-    if extra:
-        parts.append(extra)
-    print(" ".join(parts), flush=True)
 
 
 def memory_text(rng: random.Random, size: int) -> str:
@@ -100,7 +82,7 @@ def bench_delta_push(root: Path) -> None:
             result = asyncio.run(push())
             counts.append((server.stats.puts, server.stats.put_entries, result.uploaded))
 
-        seconds, _ = median(change_one_and_push, runs=7)
+        seconds, _ = median_and_result(change_one_and_push, runs=7)
         puts = {c[0] for c in counts}
         entries = {c[1] for c in counts}
         ok = puts == {1} and entries == {1}
@@ -199,8 +181,8 @@ def bench_hashing(root: Path) -> None:
         return len(read_local_entries(str(team)).hashes)
 
     bare()  # warm the page cache once, so every variant reads from memory
-    base_s, _ = median(bare, runs=7)
-    ours_s, n = median(ours, runs=7)
+    base_s, _ = median_and_result(bare, runs=7)
+    ours_s, n = median_and_result(ours, runs=7)
     line(
         f"hash a {mb:.1f} MB team folder ({n} files, warm cache)",
         f"{ours_s:.3f} s median",
@@ -208,7 +190,7 @@ def bench_hashing(root: Path) -> None:
         f"{'OK' if ours_s < 0.5 else 'FAILED'}; bare read+sha256 loop {base_s:.3f} s, "
         f"ratio {ours_s / base_s:.2f}x",
     )
-    scan_s, _ = median(with_scan, runs=5)
+    scan_s, _ = median_and_result(with_scan, runs=5)
     line(
         "  full push read of the same folder incl. secret scan",
         f"{scan_s:.3f} s median",
