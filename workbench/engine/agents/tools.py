@@ -140,110 +140,97 @@ def _decode(data: bytes) -> str:
 # --- tool definitions sent to the model ----------------------------------------------------------
 
 
+def _tool(
+    name: str, description: str, properties: dict[str, Any], *required: str
+) -> dict[str, Any]:
+    """One tool definition: a closed object schema over `properties`."""
+    return {
+        "name": name,
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": properties,
+            "required": list(required),
+            "additionalProperties": False,
+        },
+    }
+
+
 def tool_definitions(names: tuple[str, ...] = ("Read", "Grep", "Glob", "Bash", "Edit", "Write")):
     """The `tools` array for the request, in Claude Code's input shapes."""
     every = {
-        "Read": {
-            "name": "Read",
-            "description": (
-                "Read a text file. Returns its lines numbered from 1. Use offset (first line, "
-                "1-based) and limit (number of lines) for long files."
-            ),
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "file_path": {"type": "string", "description": "absolute path to read"},
-                    "offset": {"type": "integer", "description": "first line to read (1-based)"},
-                    "limit": {"type": "integer", "description": "how many lines to read"},
+        "Read": _tool(
+            "Read",
+            "Read a text file. Returns its lines numbered from 1. Use offset (first line, "
+            "1-based) and limit (number of lines) for long files.",
+            {
+                "file_path": {"type": "string", "description": "absolute path to read"},
+                "offset": {"type": "integer", "description": "first line to read (1-based)"},
+                "limit": {"type": "integer", "description": "how many lines to read"},
+            },
+            "file_path",
+        ),
+        "Write": _tool(
+            "Write",
+            "Create a file, or replace a file's whole content.",
+            {
+                "file_path": {"type": "string", "description": "absolute path to write"},
+                "content": {"type": "string", "description": "the complete new content"},
+            },
+            "file_path",
+            "content",
+        ),
+        "Edit": _tool(
+            "Edit",
+            "Replace exact text in a file. old_string must occur exactly once unless "
+            "replace_all is true. An empty old_string creates a file that does not exist.",
+            {
+                "file_path": {"type": "string", "description": "absolute path to edit"},
+                "old_string": {"type": "string", "description": "the text to replace"},
+                "new_string": {"type": "string", "description": "the replacement text"},
+                "replace_all": {
+                    "type": "boolean",
+                    "description": "replace every occurrence (default false)",
+                    "default": False,
                 },
-                "required": ["file_path"],
-                "additionalProperties": False,
             },
-        },
-        "Write": {
-            "name": "Write",
-            "description": "Create a file, or replace a file's whole content.",
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "file_path": {"type": "string", "description": "absolute path to write"},
-                    "content": {"type": "string", "description": "the complete new content"},
+            "file_path",
+            "old_string",
+            "new_string",
+        ),
+        "Bash": _tool(
+            "Bash",
+            "Run a shell command that only reads (ls, cat, grep, find, wc, head, tail, git "
+            "log, ...). Commands that could change anything are refused.",
+            {"command": {"type": "string", "description": "the command line"}},
+            "command",
+        ),
+        "Grep": _tool(
+            "Grep",
+            "Search file contents with a regular expression. By default lists the files "
+            "that match; output_mode 'content' shows matching lines, 'count' counts them.",
+            {
+                "pattern": {"type": "string", "description": "regular expression"},
+                "path": {"type": "string", "description": "file or folder to search"},
+                "glob": {"type": "string", "description": "only files matching this glob"},
+                "output_mode": {
+                    "type": "string",
+                    "enum": ["files_with_matches", "content", "count"],
                 },
-                "required": ["file_path", "content"],
-                "additionalProperties": False,
+                "-i": {"type": "boolean", "description": "ignore case"},
+                "head_limit": {"type": "integer", "description": "keep the first N results"},
             },
-        },
-        "Edit": {
-            "name": "Edit",
-            "description": (
-                "Replace exact text in a file. old_string must occur exactly once unless "
-                "replace_all is true. An empty old_string creates a file that does not exist."
-            ),
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "file_path": {"type": "string", "description": "absolute path to edit"},
-                    "old_string": {"type": "string", "description": "the text to replace"},
-                    "new_string": {"type": "string", "description": "the replacement text"},
-                    "replace_all": {
-                        "type": "boolean",
-                        "description": "replace every occurrence (default false)",
-                        "default": False,
-                    },
-                },
-                "required": ["file_path", "old_string", "new_string"],
-                "additionalProperties": False,
+            "pattern",
+        ),
+        "Glob": _tool(
+            "Glob",
+            "List files matching a glob pattern such as '**/*.md', newest first.",
+            {
+                "pattern": {"type": "string", "description": "glob pattern"},
+                "path": {"type": "string", "description": "folder to search from"},
             },
-        },
-        "Bash": {
-            "name": "Bash",
-            "description": (
-                "Run a shell command that only reads (ls, cat, grep, find, wc, head, tail, git "
-                "log, ...). Commands that could change anything are refused."
-            ),
-            "input_schema": {
-                "type": "object",
-                "properties": {"command": {"type": "string", "description": "the command line"}},
-                "required": ["command"],
-                "additionalProperties": False,
-            },
-        },
-        "Grep": {
-            "name": "Grep",
-            "description": (
-                "Search file contents with a regular expression. By default lists the files "
-                "that match; output_mode 'content' shows matching lines, 'count' counts them."
-            ),
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "pattern": {"type": "string", "description": "regular expression"},
-                    "path": {"type": "string", "description": "file or folder to search"},
-                    "glob": {"type": "string", "description": "only files matching this glob"},
-                    "output_mode": {
-                        "type": "string",
-                        "enum": ["files_with_matches", "content", "count"],
-                    },
-                    "-i": {"type": "boolean", "description": "ignore case"},
-                    "head_limit": {"type": "integer", "description": "keep the first N results"},
-                },
-                "required": ["pattern"],
-                "additionalProperties": False,
-            },
-        },
-        "Glob": {
-            "name": "Glob",
-            "description": "List files matching a glob pattern such as '**/*.md', newest first.",
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "pattern": {"type": "string", "description": "glob pattern"},
-                    "path": {"type": "string", "description": "folder to search from"},
-                },
-                "required": ["pattern"],
-                "additionalProperties": False,
-            },
-        },
+            "pattern",
+        ),
     }
     return [every[name] for name in names]
 
