@@ -446,7 +446,9 @@ class MemoryStore:
         # Recall's view: generic or duplicated descriptions the selector cannot tell apart
         # (a missing description is already reported above).
         findings.extend(
-            f for f in self.engine.recall.lint_descriptions() if f.rule != "recall-description-missing"
+            f
+            for f in self.engine.recall.lint_descriptions()
+            if f.rule != "recall-description-missing"
         )
         order = {"error": 0, "warning": 1, "info": 2}
         findings.sort(key=lambda f: (order[f.severity], f.path, f.line or 0, f.rule))
@@ -659,18 +661,8 @@ class MemoryStore:
             )
         self._check_fresh(target, expected_fingerprint)
         self._check_team_secrets(target, text)
-        data = text.encode("utf-8")
-        entry = self.engine.history.write(target, data, "save")
-        report = self.index(self.locations.is_team_path(str(target)))
-        return SaveResult(
-            path=self.relative(target),
-            abs_path=str(target),
-            index_line=None,
-            index_updated=False,
-            headroom=report.headroom,
-            history_ids=(entry.id,),
-            fingerprint=_fingerprint(data),
-        )
+        team = self.locations.is_team_path(str(target))
+        return self._write_whole(target, text, "save", team=team, index_updated=False)
 
     def write_index(
         self, text: str, *, team: bool = False, expected_fingerprint: str | None = None
@@ -680,14 +672,20 @@ class MemoryStore:
         self._check_fresh(target, expected_fingerprint)
         if team:
             self._check_team_secrets(target, text)
+        return self._write_whole(target, text, "index-edit", team=team, index_updated=True)
+
+    def _write_whole(
+        self, target: Path, text: str, action: str, *, team: bool, index_updated: bool
+    ) -> SaveResult:
+        """Write `text` over `target` as one history entry; report the index headroom after."""
         data = text.encode("utf-8")
-        entry = self.engine.history.write(target, data, "index-edit")
+        entry = self.engine.history.write(target, data, action)
         report = self.index(team)
         return SaveResult(
             path=self.relative(target),
             abs_path=str(target),
             index_line=None,
-            index_updated=True,
+            index_updated=index_updated,
             headroom=report.headroom,
             history_ids=(entry.id,),
             fingerprint=_fingerprint(data),
