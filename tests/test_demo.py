@@ -74,3 +74,27 @@ def test_demo_without_team_starts_nothing(tmp_path):
     with demo_session("healthy", folder=tmp_path / "demo", with_team=False) as session:
         assert session.child is None and session.server_url is None
         assert session.engine.memories.list()
+
+
+def test_demo_server_never_receives_the_secret_file(tmp_path):
+    import asyncio
+
+    with demo_session("warnings", folder=tmp_path / "demo") as session:
+        session.wait_ready()
+
+        async def hashes():
+            async with session.engine.team.sync_client() as client:
+                return await client.fetch_hashes()
+
+        probe = asyncio.run(hashes())
+        assert SECRET_FILE not in probe.entry_checksums
+        assert "project_teammate_handover.md" in probe.entry_checksums
+
+
+def test_demo_review_queue_has_proposals(tmp_path):
+    with demo_session("healthy", folder=tmp_path / "demo", with_team=False) as session:
+        proposals = session.engine.agents.review.list()
+        assert {p.kind for p in proposals} == {"create", "modify"}
+        assert all(p.source == "demo" for p in proposals)
+        result = session.engine.agents.review.accept(proposals[0].id)
+        assert result is not None

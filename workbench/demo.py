@@ -128,7 +128,44 @@ def demo_session(
             stack.callback(_stop_child, child)
             env.update({"TEAM_MEMORY_SYNC_URL": url, "WORKBENCH_TEAM_TOKEN": token})
         engine = Engine.open(sample.project_root, config_home=str(sample.config_home), env=env)
+        _stage_proposals(engine)
         yield DemoSession(sample, engine, root, server_url=url, child=child)
+
+
+def _stage_proposals(engine: Engine) -> None:
+    """Queue two memory writes as an extraction run would, so the review pane has work.
+
+    Labelled `demo` as their source: no model wrote them. One fixes an existing memory (the
+    diff shows what changes), the other is a new memory.
+    """
+    from workbench.engine.agents.tools import StagedFile
+
+    memory = Path(engine.locations.memory_dir)
+    staged = []
+    existing = sorted(p for p in memory.glob("project_*.md") if p.is_file())
+    if existing:
+        original = existing[0].read_bytes()
+        text = original.decode("utf-8", "replace").rstrip("\n")
+        staged.append(
+            StagedFile(
+                str(existing[0]),
+                original,
+                text + "\n\nConfirmed again in the latest session; still current.\n",
+            )
+        )
+    new = memory / "feedback_ask_before_schema_changes.md"
+    staged.append(
+        StagedFile(
+            str(new),
+            None,
+            "---\nname: Ask before schema changes\ndescription: Ask before changing a table's "
+            "schema; migrations run in a separate release\ntype: feedback\n---\n\n"
+            "Ask before changing any table's schema.\n\n**Why:** migrations ship in their own "
+            "release, reviewed by the database owner.\n\n**How to apply:** propose the change "
+            "and its migration plan first; write code only once it is agreed.\n",
+        )
+    )
+    engine.agents.review.propose(staged, source="demo", note="staged by the demo, not by a model")
 
 
 def _start_child(root: Path, sample: InstalledSample) -> tuple[str, str, subprocess.Popen[str]]:

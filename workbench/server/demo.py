@@ -68,15 +68,20 @@ class DemoTeam:
 
 
 def _read_team_files(team_dir: Path) -> dict[str, str]:
+    """The team files a teammate's client would have pushed: never one holding a secret."""
+    from workbench.engine.team.secrets import scan_for_secrets
+
     entries: dict[str, str] = {}
     if not team_dir.is_dir():
         return entries
     for path in sorted(team_dir.rglob("*")):
         if path.is_file() and not path.is_symlink():
             try:
-                entries[path.relative_to(team_dir).as_posix()] = path.read_text(encoding="utf-8")
+                text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
+            if not scan_for_secrets(text):
+                entries[path.relative_to(team_dir).as_posix()] = text
     return entries
 
 
