@@ -95,6 +95,20 @@ def _decode(data: bytes) -> tuple[str, bool, bool]:
         return normalize_text(data.decode("utf-8", errors="replace")), False, True
 
 
+def _team_secret_lints(rel: str, text: str) -> list[LintFinding]:
+    """A `team-secret` error when a team file holds something shaped like a credential."""
+    from workbench.engine.team.secrets import scan_for_secrets
+
+    labels = [match.label for match in scan_for_secrets(text)]
+    if not labels:
+        return []
+    message = (
+        f"holds what looks like a credential ({', '.join(labels)}); team sync will refuse to "
+        "push it and team saves are refused"
+    )
+    return [LintFinding(rel, "team-secret", "error", message)]
+
+
 def _slug(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
     return slug[:60].rstrip("_") or "memory"
@@ -171,6 +185,8 @@ class MemoryStore:
             not_utf8=not_utf8,
         )
         lints = [] if self.scope_of(rel) == "log" else lint_file(facts)
+        if facts.team and not binary:
+            lints.extend(_team_secret_lints(rel, text))
         seen = parse_frontmatter("\n".join(text.split("\n")[:30]) + "\n") if not binary else None
         data_fm = seen.data if seen else {}
         name = data_fm.get("name")
@@ -455,28 +471,17 @@ class MemoryStore:
         return findings
 
     def _team_secret_findings(self) -> list[LintFinding]:
+        """Secrets in team files that are not memories (every regular file is pushed)."""
         team_dir = self.root / "team"
         if not team_dir.is_dir():
             return []
-        from workbench.engine.team.secrets import scan_for_secrets
-
         findings = []
-        for path in sorted(p for p in team_dir.rglob("*") if p.is_file()):
+        for path in sorted(p for p in team_dir.rglob("*") if p.is_file() and p.suffix != ".md"):
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            labels = [match.label for match in scan_for_secrets(text)]
-            if labels:
-                findings.append(
-                    LintFinding(
-                        self.relative(path),
-                        "team-secret",
-                        "error",
-                        f"holds what looks like a credential ({', '.join(labels)}); "
-                        "team sync will refuse to push it",
-                    )
-                )
+            findings.extend(_team_secret_lints(self.relative(path), text))
         return findings
 
     # --- writing -----------------------------------------------------------------------

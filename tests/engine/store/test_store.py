@@ -303,3 +303,17 @@ def test_history_is_private(sample_engine):
     engine = sample_engine("healthy")
     engine.memories.save(type="user", name="X", description="Y", body="Z", index=False)
     assert os.stat(engine.history.folder).st_mode & 0o077 == 0
+
+
+def test_team_file_holding_a_secret_is_marked_in_the_listing_and_lint(sample_engine):
+    store = sample_engine("healthy").memories
+    token = "npm" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (store.root / "team" / "reference_registry.md").write_text(
+        f"token: {token}\n", encoding="utf-8"
+    )
+    (store.root / "team" / "notes.txt").write_text(f"token: {token}\n", encoding="utf-8")
+    entry = next(e for e in store.list() if e.path == "team/reference_registry.md")
+    assert [f.rule for f in entry.lints if f.rule == "team-secret"] == ["team-secret"]
+    assert token not in entry.lints[-1].message
+    secret_paths = sorted(f.path for f in store.lint() if f.rule == "team-secret")
+    assert secret_paths == ["team/notes.txt", "team/reference_registry.md"]
