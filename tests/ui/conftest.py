@@ -150,12 +150,21 @@ OPEN_ENDED_GROUPS = ("ask", "watch")
 
 
 async def settle(app: WorkbenchApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    """Let disk workers finish and the screen catch up (never waits on open-ended workers)."""
+    """Let disk workers finish and the screen catch up (never waits on open-ended workers).
+
+    Idle means idle three checks running: a pane shown by the last refresh starts its loading
+    worker on the Show event that refresh sends, a moment after the first quiet check.
+    """
+    quiet = 0
     for _ in range(200):
         await pilot.pause()
         busy = [w for w in app.workers if not w.is_finished and w.group not in OPEN_ENDED_GROUPS]
         if not busy:
-            break
+            quiet += 1
+            if quiet == 3:
+                break
+            continue
+        quiet = 0
         await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=5)
     await pilot.pause()
 

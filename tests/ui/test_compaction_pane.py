@@ -272,20 +272,11 @@ async def test_an_unexpected_error_is_shown(warnings_sample, monkeypatch):
         assert "ValueError('boom')" in text_of(pane.query_one(EmptyState))
 
 
-async def test_in_the_app_the_keys_work_once_focus_is_in_the_pane(warnings_sample, monkeypatch):
-    """Inside the real main screen (the placeholder swapped for the pane until the lead wires
-    it in, after which the patch changes nothing)."""
-    import workbench.ui.screens.main as main_screen
+async def test_in_the_app_the_keys_work_once_focus_is_in_the_pane(warnings_sample):
+    """Inside the real main screen: the jump key moves the focus into the pane, so its own
+    keys work at once."""
     from workbench.ui.app import make_app
 
-    placeholder = main_screen.waiting_pane
-
-    def with_compaction(pane_id: str, title: str):  # type: ignore[no-untyped-def]
-        if pane_id == "compaction":
-            return CompactionPane(now_ms=lambda: NOW * 1000, id="compaction-pane")
-        return placeholder(pane_id, title)
-
-    monkeypatch.setattr(main_screen, "waiting_pane", with_compaction)
     engine = Engine.open(warnings_sample.project_root, config_home=str(warnings_sample.config_home))
     app = make_app(engine, TEST_SETTINGS, now=NOW)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -295,7 +286,7 @@ async def test_in_the_app_the_keys_work_once_focus_is_in_the_pane(warnings_sampl
         assert app.screen.active_pane == "compaction"
         pane = app.screen.query_one(CompactionPane)
         assert pane.preview is not None and pane.session_id == LONG
-        pane.query_one("#compaction-session", Select).focus()
+        assert app.focused is pane.query_one(".compaction-scroll")
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, SummaryModal)

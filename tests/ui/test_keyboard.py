@@ -1,4 +1,5 @@
-"""Bindings with ids, the keymap from config, the palette and the help screen."""
+"""Bindings with ids, the keymap from config, the palette and the help screen (the panes'
+actions included)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from textual.app import SystemCommand
 
 from tests.ui.conftest import Toasts, settle
 from workbench.ui.actions import ACTIONS, PANES, specs, unknown_keymap_ids
+from workbench.ui.panes.registry import every_action, pane_actions
 from workbench.ui.screens.editor import MemoryEditorScreen
 from workbench.ui.screens.help import HelpScreen
 from workbench.ui.screens.main import MainScreen
@@ -14,14 +16,27 @@ SIZE = (130, 40)
 
 
 def test_every_action_is_declared_once_with_a_kebab_id_and_a_category():
-    ids = [spec.id for spec in ACTIONS]
+    ids = [spec.id for spec in every_action()]
     assert len(ids) == len(set(ids))
-    for spec in ACTIONS:
+    assert {spec.id for spec in ACTIONS} < set(ids)
+    for spec in every_action():
         assert spec.id == spec.id.lower() and " " not in spec.id and "_" not in spec.id
         category, _, action = spec.title.partition(": ")
         assert category and action, spec.title
     assert len([s for s in specs("main") if s.show]) + len([s for s in specs("app") if s.show]) <= 7
     assert unknown_keymap_ids({"new-memory": "x", "nwe-memory": "y"}) == ["nwe-memory"]
+    assert unknown_keymap_ids({"toggle-follow": "g"}, every_action()) == []
+
+
+def test_pane_actions_come_from_each_pane_module_and_bind_on_the_pane():
+    owners = {info.id for info, _spec in pane_actions()}
+    assert owners == {"session", "gauge", "compaction", "recall", "team", "review"}
+    for info, spec in pane_actions():
+        assert spec.scope == "pane", spec
+        assert spec.title.split(":")[0] not in ("App", "Pane", "Memory", "Index", "Editor")
+        cls = info.pane_class()
+        assert spec.id in {binding.id for binding in cls.BINDINGS}, spec  # type: ignore[union-attr]
+        assert hasattr(cls, f"action_{spec.action}"), spec
 
 
 def test_every_pane_has_a_jump_action():
@@ -35,6 +50,7 @@ def test_every_action_method_exists():
 
     owners = {"app": WorkbenchApp, "main": MainScreen, "editor": MemoryEditorScreen}
     for spec in ACTIONS:
+        assert spec.scope != "pane", spec  # pane verbs live in their pane module
         name = spec.action.split("(", 1)[0]
         owner = owners[spec.scope]
         assert hasattr(owner, f"action_{name}") or name == "quit", spec
@@ -51,6 +67,15 @@ async def test_palette_offers_every_applicable_action(memory_project, app_factor
         assert expected <= titles
         assert "Index: Shorten long lines" not in titles
         assert {"Theme", "Keys", "Quit", "Screenshot"} <= titles  # Textual's own stay
+        # Every pane verb whose pane says it applies (its check_action), and no other.
+        for info, spec in pane_actions():
+            pane = app.screen.pane(info.id)
+            assert pane is not None, info.id
+            applies = bool(pane.check_action(spec.action, ()))
+            assert (spec.title in titles) == applies, spec.title
+        # Refresh always applies; accepting needs a proposal, and the queue is empty.
+        assert "Review: Refresh queue" in titles
+        assert "Review: Accept proposal" not in titles
 
 
 async def test_palette_runs_a_pane_jump(memory_project, app_factory):
@@ -111,7 +136,7 @@ async def test_help_lists_every_binding_id_with_its_current_keys(memory_project,
         await settle(app, pilot)
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one(".help-bindings").render())
-        for spec in ACTIONS:
+        for spec in every_action():
             assert spec.id in text
         undo_row = next(line for line in text.splitlines() if "undo-change" in line)
         assert undo_row.split()[0] == "z"
@@ -135,3 +160,46 @@ async def test_edit_actions_are_disabled_without_a_selection(tmp_path, app_facto
         assert screen.check_action("new_memory", ()) is True
         commands: list[SystemCommand] = list(app.get_system_commands(screen))
         assert "Memory: Delete memory" not in {c.title for c in commands}
+
+
+async def test_palette_runs_a_pane_action_on_its_pane(memory_project, app_factory):
+    from workbench.ui.panes.session import SessionPane
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"Sync: Refresh status")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        # The pane came forward with the focus in it, and the action ran there.
+        assert app.screen.active_pane == "team"
+        pane = app.screen.pane("team")
+        assert pane is not None and pane.report is not None  # type: ignore[attr-defined]
+        assert pane in app.focused.ancestors_with_self  # type: ignore[union-attr]
+        # A pane action that does not apply yet is not offered (no session notes on show).
+        session = app.screen.query_one(SessionPane)
+        assert session.notes is None
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert "Session: Toggle notes text" not in titles
+
+
+async def test_keymap_rebinds_a_pane_action_by_id(memory_project, app_factory):
+    app = app_factory(memory_project, keymap={"refresh-sync": "g"})
+    toasts = Toasts()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=toasts) as pilot:
+        await settle(app, pilot)
+        await pilot.press("7")
+        await settle(app, pilot)
+        pane = app.screen.pane("team")
+        assert pane is not None
+        calls: list[str] = []
+        pane.action_refresh_sync = lambda: calls.append("refresh")  # type: ignore[method-assign]
+        await pilot.press("f5")
+        await pilot.press("g")
+        await settle(app, pilot)
+        assert calls == ["refresh"]
+    assert not [t for t in toasts if t.title == "Keymap"]  # a pane id is a known id

@@ -337,21 +337,12 @@ async def test_empty_query_asks_for_one(recall_app):
         assert app.focused is pane.query_one("#recall-query", Input)
 
 
-async def test_in_the_app_a_result_opens_the_memory_viewer(healthy, monkeypatch):
-    """Inside the real main screen (the placeholder swapped for the pane until the lead wires
-    it in, after which the patch changes nothing), choosing a result shows the memory."""
-    import workbench.ui.screens.main as main_screen
+async def test_in_the_app_a_result_opens_the_memory_viewer(healthy):
+    """Inside the real main screen, choosing a result shows the memory (the tree takes the
+    focus, with the memory selected)."""
     from workbench.ui.app import make_app
     from workbench.ui.panes.memory import MemoryPane
 
-    placeholder = main_screen.waiting_pane
-
-    def with_recall(pane_id: str, title: str):  # type: ignore[no-untyped-def]
-        if pane_id == "recall":
-            return RecallPane(now_ms=lambda: NOW * 1000, id="recall-pane")
-        return placeholder(pane_id, title)
-
-    monkeypatch.setattr(main_screen, "waiting_pane", with_recall)
     engine = Engine.open(healthy.project_root, config_home=str(healthy.config_home))
     app = make_app(engine, TEST_SETTINGS, now=NOW)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -369,6 +360,8 @@ async def test_in_the_app_a_result_opens_the_memory_viewer(healthy, monkeypatch)
         viewer = app.screen.query_one(MemoryPane)
         assert viewer.document is not None
         assert viewer.document.entry.path == "project_provider_rate_limits.md"
+        assert app.focused is app.screen.tree
+        assert app.screen.tree.selected_path == "project_provider_rate_limits.md"
 
 
 def test_actions_are_declared_once():

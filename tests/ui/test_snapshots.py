@@ -1,4 +1,5 @@
-"""SVG snapshots: the whole app in its meaningful states, each pane alone, every theme.
+"""SVG snapshots: the whole app in its meaningful states and on every pane, each pane alone,
+every theme.
 
 Review changes with `snapshot_report.html`, then `make snap-update`. Nothing rendered here
 depends on the clock or on absolute paths: ages are measured against the fixture's fixed
@@ -15,6 +16,7 @@ from textual.widgets import Input, Select, TextArea
 from tests.ui.conftest import TEST_SETTINGS, build_project, fixed_now, long_index, settle
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
+from workbench.engine.agents.tools import StagedFile
 from workbench.engine.memory_models import (
     Headroom,
     IndexEntry,
@@ -25,14 +27,17 @@ from workbench.engine.memory_models import (
 )
 from workbench.engine.samples import install_sample
 from workbench.paths import bundled_dir
+from workbench.ui.actions import PANES
 from workbench.ui.app import make_app
 from workbench.ui.messages import OpenMemoryRequested
-from workbench.ui.panes.base import PlaceholderPane
 from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.themes import BUILTIN_THEMES, ThemeSpec
 
 SIZE = (120, 36)
+SAMPLE_NOW = 1_796_000_000.0
+"""A fixed "now" (2026-11-30) after the sample transcripts' last turns: the panes that measure
+time against transcript timestamps (compaction's last-reply age) never drift."""
 THEME_NAMES = sorted(BUILTIN_THEMES) + sorted(
     ThemeSpec.from_file(p).name for p in bundled_dir("themes").glob("*.yaml")
 )
@@ -67,16 +72,35 @@ def fixture_app(memory_project, app_factory):
 
 @pytest.fixture
 def warnings_app(tmp_path: Path):
-    """The `warnings` sample project, as the demo opens it (with a fixed clock)."""
+    """The `warnings` sample project, as the demo opens it (with a fixed clock); `prepare` gets
+    the engine first (to stage proposals, say)."""
 
-    def build(theme: str = "workbench-dark"):  # type: ignore[no-untyped-def]
-        now = fixed_now()
+    def build(theme: str = "workbench-dark", prepare=None, now=None):  # type: ignore[no-untyped-def]
+        now = now or fixed_now()
         sample = install_sample("warnings", tmp_path / "sample", now=now)
         engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
         engine.memories.now_ms = now * 1000
+        if prepare is not None:
+            prepare(engine)
         return make_app(engine, TEST_SETTINGS.replace(theme=theme), now=now)
 
     return build
+
+
+def stage_proposals(engine: Engine) -> None:
+    """What an extraction run would queue: an edit of a memory and its index line."""
+    memory = Path(engine.locations.memory_dir)
+    target = memory / "feedback_no_friday_deploys.md"
+    before = target.read_bytes()
+    after = before.decode() + (
+        "\nThe freeze also covers the last business day of the month (month-end billing run).\n"
+    )
+    engine.agents.review.propose(
+        [StagedFile(path=str(target), original=before, content=after)],
+        source="extract",
+        note="The user said the month-end run is as risky as Fridays.",
+        group="3f9a2c1b",
+    )
 
 
 class TestMainScreen:
@@ -124,8 +148,24 @@ class TestMainScreen:
         run = settled("ctrl+p", *"index")
         assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
 
-    def test_waiting_pane(self, snap_compare, fixture_app):
-        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("alt+4"))
+    def test_help_screen_pane_actions(self, snap_compare, fixture_app):
+        async def scroll_to_panes(pilot) -> None:  # type: ignore[no-untyped-def]
+            await pilot.press("f1")
+            await settle(pilot.app, pilot)
+            screen = pilot.app.screen
+            lines = str(screen.query_one(".help-bindings").render()).splitlines()
+            first = next(n for n, line in enumerate(lines) if line.startswith("Session"))
+            screen.query_one(".help-body").scroll_to(y=first, animate=False)
+
+        assert snap_compare(
+            fixture_app, terminal_size=SIZE, run_before=settled(after=scroll_to_panes)
+        )
+
+    def test_palette_pane_actions(self, snap_compare, warnings_app):
+        # On the gauge (which has sessions to follow and pick from), its verbs are offered.
+        run = settled("4", "ctrl+p", *"gauge")
+        app = warnings_app(now=SAMPLE_NOW)
+        assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
     def test_delete_confirmation(self, snap_compare, fixture_app):
         run = settled("d", after=open_memory("project_freeze.md"))
@@ -172,6 +212,27 @@ class TestEditor:
             await pilot.press("ctrl+s")
 
         assert snap_compare(app, terminal_size=SIZE, run_before=settled(after=conflict))
+
+
+PANE_SIZE = (130, 40)
+RECALL_QUERY = "can I renumber an invoice after a rollback"
+
+
+class TestEveryPane:
+    """The whole app on each pane, brought forward with its digit key: the real panes, fed by
+    their workers from the installed `warnings` sample (the demo's project), with a fixed clock.
+    """
+
+    @pytest.mark.parametrize("pane", [pane for pane, _tab, _title in PANES])
+    def test_pane(self, snap_compare, warnings_app, pane: str):
+        number = str([p for p, _t, _f in PANES].index(pane) + 1)
+        keys: tuple[str, ...] = (number,)
+        if pane == "recall":
+            # i puts the cursor in the query box; Enter runs it; Esc goes back to the results.
+            keys += ("i", *RECALL_QUERY, "enter", "escape")
+        prepare = stage_proposals if pane == "review" else None
+        app = warnings_app(prepare=prepare, now=SAMPLE_NOW)
+        assert snap_compare(app, terminal_size=PANE_SIZE, run_before=settled(*keys))
 
 
 class TestThemes:
@@ -268,9 +329,9 @@ class TestPanes:
         app = PaneHarness(IndexPane, setup)
         assert snap_compare(app, terminal_size=(100, 24))
 
-    def test_placeholder_pane_light(self, snap_compare):
-        app = PaneHarness(
-            lambda: PlaceholderPane("gauge", "Token gauge", "The threshold ladder."),
-            theme="workbench-light",
-        )
+    def test_empty_state_light(self, snap_compare):
+        def setup(pane) -> None:  # type: ignore[no-untyped-def]
+            pane.set_empty("No team MEMORY.md", "This project has no team memory folder.")
+
+        app = PaneHarness(IndexPane, setup, theme="workbench-light")
         assert snap_compare(app, terminal_size=(70, 14))

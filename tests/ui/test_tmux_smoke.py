@@ -2,7 +2,8 @@
 
 Skipped when tmux is not installed. It drives `python -m workbench demo` through tmux key
 presses and reads the screen back with `capture-pane`, so it exercises the real driver,
-terminal parsing and rendering that Pilot tests bypass.
+terminal parsing and rendering that Pilot tests bypass. Each pane must show something only it
+shows, and the footer must carry that pane's own keys (the jump key moved the focus into it).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,14 +45,17 @@ class Tmux:
         self.run("send-keys", "-t", self.name, *keys)
 
     def wait_for(self, text: str, timeout: float = 30) -> str:
+        return self.wait_until(lambda screen: text in screen, repr(text), timeout)
+
+    def wait_until(self, check: Callable[[str], bool], what: str, timeout: float = 30) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()
-            if text in screen:
+            if check(screen):
                 return screen
             time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; screen was:\n{screen}")
+        raise AssertionError(f"{what} never appeared; screen was:\n{screen}")
 
     def alive(self) -> bool:
         return self.name in self.run("list-sessions", "-F", "#{session_name}")
@@ -63,6 +68,20 @@ def tmux(tmp_path: Path):
     session.run("kill-server")
 
 
+# For each pane: text only that pane shows once loaded (any of `|`-separated alternatives),
+# and a footer label of its own keys.
+PANE_MARKS: dict[str, tuple[str, str]] = {
+    "memory": ("changed ", "Edit"),
+    "index": ("headroom", "Edit"),
+    "session": ("each up to 2,000 tokens", "Notes text"),
+    "gauge": ("tokens used", "Follow"),
+    "compaction": ("auto-compact at", "Check summary"),
+    "recall": ("A prompt as the user would type it", "Engine"),
+    "team": ("⇄", "Pull"),
+    "review": ("proposals waiting|proposal waiting|review queue is empty", "Accept"),
+}
+
+
 def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path):
     env = {
         "WORKBENCH_CONFIG": str(tmp_path / "config.toml"),
@@ -72,17 +91,28 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path):
         "TMPDIR": str(tmp_path),
     }
     exports = " ".join(f"{k}={v}" for k, v in env.items())
-    command = f"cd {REPO} && env {exports} {sys.executable} -m workbench demo; echo DEMO-EXITED-$?; sleep 30"
+    # COLUMNS / LINES from the test runner would override the tmux window's size.
+    command = (
+        f"cd {REPO} && env -u COLUMNS -u LINES {exports} {sys.executable} -m workbench demo; "
+        "echo DEMO-EXITED-$?; sleep 30"
+    )
     tmux.run("new-session", "-d", "-s", tmux.name, "-x", "130", "-y", "40", command)
     screen = tmux.wait_for("Memories")
     assert "legacy-billing" in tmux.wait_for("legacy-billing")
     assert "Traceback" not in screen
 
+    assert set(PANE_MARKS) == {pane for pane, _tab, _title in PANES}
     seen: list[str] = []
-    for number, (_pane, tab, _title) in enumerate(PANES, start=1):
+    for number, (pane, tab, _title) in enumerate(PANES, start=1):
         tmux.keys(str(number))
-        time.sleep(0.5)
-        screen = tmux.screen()
+        text, key_label = PANE_MARKS[pane]
+        screen = tmux.wait_until(
+            lambda screen, text=text, key=key_label: (
+                any(part in screen for part in text.split("|"))
+                and key in screen.rstrip().splitlines()[-1]
+            ),
+            f"the {pane} pane ({text!r}, {key_label!r} in the footer)",
+        )
         assert tab in screen
         assert "Traceback" not in screen
         seen.append(screen)
@@ -96,6 +126,13 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path):
     tmux.wait_for("Pane: Show MEMORY.md load report")
     tmux.keys("Escape")
     time.sleep(0.5)
+    # The panes' own verbs are in the palette too, and run on their pane.
+    tmux.keys("C-p")
+    tmux.wait_for("Search for commands")
+    tmux.keys(*"toggle live follow")
+    tmux.wait_for("Gauge: Toggle live follow")
+    tmux.keys("Enter")
+    assert "tokens used" in tmux.wait_for("tokens used")
 
     tmux.keys("C-q")
     tmux.wait_for("DEMO-EXITED-0")

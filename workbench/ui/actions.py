@@ -2,6 +2,9 @@
 
 An `ActionSpec` names the action method, its default keys, the binding id users rebind in the
 `[keymap]` table of config.toml, the footer label, and the "Category: Action" palette title.
+The app, main-screen and editor actions are listed below; each pane declares its own verbs as
+`PANE_ACTIONS` in its module, and `workbench.ui.panes.registry` gathers them (this module
+imports no pane, so start-up does not pay for them).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "main", "editor"]
+Scope = Literal["app", "main", "editor", "pane"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,8 @@ class ActionSpec:
     help: str
     """One sentence for the palette and the help screen."""
     scope: Scope = "main"
-    """Where the binding lives: the App (global), the main screen (pane verbs) or the editor."""
+    """Where the binding lives: the App (global), the main screen (memory and index verbs), the
+    editor, or one pane (declared in that pane's module as `PANE_ACTIONS`)."""
     show: bool = False
     """Shown in the footer (keep it to about six)."""
 
@@ -231,7 +235,7 @@ def effective_keys(spec: ActionSpec, keymap: Mapping[str, str]) -> str:
     return keymap.get(spec.id, spec.keys)
 
 
-def unknown_keymap_ids(keymap: Iterable[str]) -> list[str]:
-    """Keymap entries that name no binding (most likely typos)."""
-    known = {spec.id for spec in ACTIONS}
+def unknown_keymap_ids(keymap: Iterable[str], specs: Iterable[ActionSpec] = ACTIONS) -> list[str]:
+    """Keymap entries that name no binding in `specs` (most likely typos)."""
+    known = {spec.id for spec in specs}
     return sorted(set(keymap) - known)

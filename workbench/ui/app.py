@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from textual.command import Provider
 
     from workbench.engine import Engine
+    from workbench.ui.screens.main import MainScreen
 
 APP_TCSS = Path(__file__).with_name("app.tcss")
 
@@ -156,20 +157,27 @@ class WorkbenchApp(App[None]):
     def on_mount(self) -> None:
         keymap = dict(self.settings.keymap)
         if keymap:
+            # Pane bindings are rebound too: the keymap applies to every binding by id.
             self.set_keymap(keymap)
-            unknown = unknown_keymap_ids(keymap)
-            if unknown:
-                self.notify(
-                    f"Unknown binding id(s) in [keymap]: {', '.join(unknown)}. "
-                    "The help screen (F1) lists the ids.",
-                    title="Keymap",
-                    severity="warning",
-                )
+            # Checking the ids imports every pane module: after the first frame.
+            self.call_after_refresh(self._check_keymap, keymap)
         if self._themes_deferred:
             self._load_theme_files()
         else:
             self._report_theme_problems()
         self.watch(self, "theme", self._remember_theme, init=False)
+
+    def _check_keymap(self, keymap: dict[str, str]) -> None:
+        from workbench.ui.panes.registry import every_action
+
+        unknown = unknown_keymap_ids(keymap, every_action())
+        if unknown:
+            self.notify(
+                f"Unknown binding id(s) in [keymap]: {', '.join(unknown)}. "
+                "The help screen (F1) lists the ids.",
+                title="Keymap",
+                severity="warning",
+            )
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # The blink switch covers every input, including the command palette's.
@@ -193,6 +201,23 @@ class WorkbenchApp(App[None]):
                     )
             elif spec.scope == "editor" and screen.__class__.__name__ == "MemoryEditorScreen":
                 yield SystemCommand(spec.title, spec.help, partial(screen.run_action, spec.action))
+        if isinstance(screen, MainScreen):
+            yield from self._pane_commands(screen)
+
+    def _pane_commands(self, screen: MainScreen) -> Iterable[SystemCommand]:
+        """Every pane verb whose pane is built and says it applies now."""
+        from workbench.ui.panes.registry import pane_actions
+
+        for info, spec in pane_actions():
+            pane = screen.pane(info.id)
+            if pane is None:
+                continue
+            if pane.check_action(spec.action.split("(", 1)[0], ()):
+                yield SystemCommand(
+                    spec.title,
+                    spec.help,
+                    partial(screen.run_pane_action, info.id, spec.action),
+                )
 
     def action_show_help(self) -> None:
         """Open the help screen."""
@@ -206,7 +231,7 @@ class WorkbenchApp(App[None]):
         from workbench.ui.screens.main import MainScreen
 
         if isinstance(self.screen, MainScreen):
-            self.screen.show_pane(pane_id)
+            self.screen.show_pane(pane_id, focus=True)
 
     def locations_for_help(self) -> dict[str, str]:
         """Where things are, for the help screen."""

@@ -109,3 +109,13 @@ class OpenMemoryRequested(Message):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+
+
+class EngineReported(Message):
+    """A pane says which engine path produced its result (the status line shows it while that
+    pane is in front): the offline ranker or the model, measured or estimated, which server."""
+
+    def __init__(self, pane_id: str, label: str) -> None:
+        super().__init__()
+        self.pane_id = pane_id
+        self.label = label

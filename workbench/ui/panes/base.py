@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+
+from workbench.ui.messages import EngineReported
+
+
+def _hidden(widget: Widget) -> bool:
+    """Whether the widget or one of its ancestors is not displayed."""
+    return any(not node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
 
 
 class EmptyState(Static):
-    """A centred explanation shown when a pane has nothing to show."""
+    """A centred explanation shown when a pane has nothing to show.
+
+    It can take the focus while it is shown (the pane turns that on), so the pane's keys
+    (refresh, for one) still work when there is nothing else in the pane to focus.
+    """
 
     DEFAULT_CSS = """
     EmptyState {
@@ -34,9 +49,16 @@ class Pane(Vertical):
     title = "Pane"
     empty_title = "Nothing to show yet"
     empty_message = ""
+    focus_target: ClassVar[str] = ""
+    """Selector of the widget that takes focus when the pane is brought forward (its main
+    list or scroll); "" focuses the first focusable widget in the pane."""
 
     has_content: reactive[bool] = reactive(False)
     """Whether the body is shown (True) or the empty state (False)."""
+    engine_label: str = ""
+    """Which engine path produced what the pane shows, in a few words ("" until it knows)."""
+    _refocus_on_content = False
+    _focus_from: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield EmptyState(self.empty_content(), classes="pane-empty")
@@ -49,26 +71,73 @@ class Pane(Vertical):
     def empty_content(self) -> Content:
         """What the empty state says."""
         return Content.assemble(
-            (self.empty_title, "bold"), "\n\n", (self.empty_message, "$text-muted")
+            (self.empty_title, "bold"), "\n\n", (self.empty_message, "$foreground-muted")
         )
 
     def set_empty(self, title: str, message: str) -> None:
         """Show the empty state with a different explanation."""
         self.empty_title, self.empty_message = title, message
-        if self.is_mounted:
-            self.query_one(EmptyState).update(self.empty_content())
+        # Composed children exist before the pane's own mount finishes (which is when fed
+        # results may land), so update whatever is there; compose picks the text up otherwise.
+        for empty in self.query_children(EmptyState):
+            empty.update(self.empty_content())
         self.has_content = False
 
     def watch_has_content(self, has_content: bool) -> None:
         self.set_class(not has_content, "-empty")
+        for empty in self.query_children(EmptyState):
+            empty.can_focus = not has_content
+        if has_content and self._refocus_on_content:
+            # The result arrived while the empty state had (or was getting) the focus.
+            self._refocus_on_content = False
+            self.call_after_refresh(self._refocus)
 
+    def _refocus(self) -> None:
+        # Only if the pane is still on show, and the focus still where the empty state found
+        # it (or lost, or on it).
+        if _hidden(self):
+            return
+        focused = self.screen.focused
+        unmoved = focused is None or focused is self._focus_from or _hidden(focused)
+        if unmoved or focused in self.query_children(EmptyState):
+            self.focus_default()
 
-class PlaceholderPane(Pane):
-    """A pane whose engine has not landed in this build: a tidy explanation, nothing else."""
+    def report_engine(self, label: str) -> None:
+        """Say which engine path produced the result on show (the status line shows it)."""
+        if label == self.engine_label:
+            return
+        self.engine_label = label
+        self.post_message(EngineReported(self.pane_id, label))
 
-    def __init__(self, pane_id: str, title: str, purpose: str, *, id: str | None = None) -> None:  # noqa: A002
-        self.pane_id = pane_id
-        self.title = title
-        self.empty_title = title
-        self.empty_message = f"{purpose}\n\nThis pane is waiting for its engine, which is not part of this build yet."
-        super().__init__(id=id)
+    def focus_default(self) -> bool:
+        """Move focus into the pane (its main widget, else the empty state); False if nothing
+        in it can take focus."""
+        candidates: list[Widget] = []
+        if self.has_content and self.focus_target:
+            candidates.extend(self.query(self.focus_target))
+        candidates.extend(self.query_children(EmptyState) if not self.has_content else ())
+        candidates.extend(widget for widget in self.query("*") if widget.can_focus)
+        for widget in candidates:
+            if widget.focusable and self._displayed(widget):
+                self._refocus_on_content = isinstance(widget, EmptyState)
+                self._focus_from = self.screen.focused
+                # At once, not on the next message as `widget.focus()` would: by then another
+                # pane may have come forward, and the tabs follow the focus back here.
+                self.screen.set_focus(widget)
+                return True
+        return False
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # A list that takes the focus shows where its cursor is.
+        widget = event.widget
+        if isinstance(widget, OptionList) and widget.highlighted is None:
+            widget.action_first()
+
+    def _displayed(self, widget: Widget) -> bool:
+        node: Widget | None = widget
+        while node is not None and node is not self:
+            if not node.display:
+                return False
+            parent = node.parent
+            node = parent if isinstance(parent, Widget) else None
+        return True

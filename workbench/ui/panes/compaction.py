@@ -50,6 +50,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Refresh",
         "Compaction: Refresh preview",
         "List the sessions again and re-run the dry run on the chosen one",
+        scope="pane",
     ),
     ActionSpec(
         "pick-session",
@@ -59,6 +60,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Compaction: Pick session",
         "Choose which session transcript the compaction preview runs on",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "load-summary",
@@ -68,6 +70,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Compaction: Check a summary",
         "Paste a summary or load one from a file and see which facts of the span it lost",
         show=True,
+        scope="pane",
     ),
 )
 """The pane's verbs (binding id, keys, palette title and help line)."""
@@ -194,7 +197,7 @@ def headline_detail(preview: CompactPreview) -> Content:
     return Content.styled(
         f"{preview.autocompact_reason}  ·  {plural(preview.messages, 'message')} since the "
         f"last boundary  ·  {preview.model}",
-        "$text-muted",
+        "$foreground-muted",
     )
 
 
@@ -204,15 +207,23 @@ def legend_content(preview: CompactPreview) -> Content:
         items = [("summarised", SUMMARISED), ("summary (max)", SUMMARY), ("restored", RESTORED)]
     else:
         items = [("summarised", SUMMARISED), ("kept", KEPT), ("summary", SUMMARY)]
-    parts = [Content.assemble(("■ ", style), (label, "$text-muted")) for label, style in items]
-    parts.append(Content.assemble(("┃ ", THRESHOLD), ("auto-compact", "$text-muted")))
+    parts = [
+        Content.assemble(("■ ", style), (label, "$foreground-muted")) for label, style in items
+    ]
+    parts.append(Content.assemble(("┃ ", THRESHOLD), ("auto-compact", "$foreground-muted")))
     return Content("  ").join(parts)
+
+
+def engine_label(preview: CompactPreview) -> str:
+    """For the status line: a dry run (nothing is sent), and which path Claude Code would take."""
+    path = "session-memory" if preview.chosen == "session_memory" else "full"
+    return f"compaction: dry run, {path} path"
 
 
 def _badge(used: bool, fallback: str) -> Content:
     if used:
         return Content.styled("● would be used", "bold $text-success")
-    return Content.styled(f"○ {fallback}", "$text-muted")
+    return Content.styled(f"○ {fallback}", "$foreground-muted")
 
 
 def session_memory_section(preview: CompactPreview) -> Section:
@@ -226,7 +237,7 @@ def session_memory_section(preview: CompactPreview) -> Section:
     lines = [
         Content.assemble(
             ok if sm.enabled else no,
-            ("enabled: " if sm.enabled else "disabled: ", "$text-muted"),
+            ("enabled: " if sm.enabled else "disabled: ", "$foreground-muted"),
             sm.enabled_reason,
         )
     ]
@@ -234,12 +245,12 @@ def session_memory_section(preview: CompactPreview) -> Section:
         lines.append(
             Content.assemble(
                 ok if sm.available else no,
-                ("available: " if sm.available else "not available: ", "$text-muted"),
+                ("available: " if sm.available else "not available: ", "$foreground-muted"),
                 sm.reason,
             )
         )
     for note in sm.adjustments:
-        lines.append(Content.styled(f"· {note}", "$text-muted"))
+        lines.append(Content.styled(f"· {note}", "$foreground-muted"))
     if sm.truncated_sections:
         names = ", ".join(s.lstrip("# ") for s in sm.truncated_sections)
         lines.append(
@@ -325,7 +336,7 @@ def numbers_content(preview: CompactPreview) -> Content:
     chosen_sm = preview.chosen == "session_memory"
     label_w = max(len(r[0]) for r in rows) + 2
     sm_w = max(len("Session memory ●"), *(len(r[1]) for r in rows)) + 3
-    on, off = "bold $text-success", "bold $text-muted"
+    on, off = "bold $text-success", "bold $foreground-muted"
     lines = [
         Content.assemble(
             " " * label_w,
@@ -339,9 +350,9 @@ def numbers_content(preview: CompactPreview) -> Content:
     for label, left, right in rows:
         lines.append(
             Content.assemble(
-                (label.ljust(label_w), "$text-muted"),
-                (left.ljust(sm_w), "" if chosen_sm else "$text-muted"),
-                (right, "$text-muted" if chosen_sm else ""),
+                (label.ljust(label_w), "$foreground-muted"),
+                (left.ljust(sm_w), "" if chosen_sm else "$foreground-muted"),
+                (right, "$foreground-muted" if chosen_sm else ""),
             )
         )
     return Content("\n").join(lines)
@@ -353,9 +364,9 @@ def micro_section(preview: CompactPreview) -> Section:
     if micro.triggers_now:
         state = Content.styled("▲ would run before the next request", "bold $text-warning")
     elif micro.enabled:
-        state = Content.styled("on, not due yet", "$text-muted")
+        state = Content.styled("on, not due yet", "$foreground-muted")
     else:
-        state = Content.styled("off by default", "$text-muted")
+        state = Content.styled("off by default", "$foreground-muted")
     title = Content.assemble(("Micro-compaction", "bold"), "  ", state)
     lines: list[Content] = []
     if micro.cleared:
@@ -372,13 +383,13 @@ def micro_section(preview: CompactPreview) -> Section:
             )
         )
     else:
-        lines.append(Content.styled("nothing to clear: no old tool results", "$text-muted"))
+        lines.append(Content.styled("nothing to clear: no old tool results", "$foreground-muted"))
     detail = micro.reason
     if micro.gap_minutes is not None:
         detail += f" · last reply {micro.gap_minutes:,.0f} minutes before now"
     if micro.already_cleared:
         detail += f" · {micro.already_cleared} already cleared"
-    lines.append(Content.styled(detail, "$text-muted"))
+    lines.append(Content.styled(detail, "$foreground-muted"))
     return title, Content("\n").join(lines)
 
 
@@ -391,12 +402,14 @@ def files_section(preview: CompactPreview, root: str | None) -> Section:
         ("Restored after a full compaction", "bold"),
         (
             f"  {len(restored)} of {plural(considered, 'file')} read · {plan.total_tokens:,} tokens",
-            "$text-muted",
+            "$foreground-muted",
         ),
     )
     lines: list[Content] = []
     if not considered and not preview.skills:
-        lines.append(Content.styled("no file was read since the last boundary", "$text-muted"))
+        lines.append(
+            Content.styled("no file was read since the last boundary", "$foreground-muted")
+        )
     names = [short_path(f.path, root) for f in plan.files]
     name_w = min(44, max((len(n) for n in names), default=0))
     token_w = max((len(f"{f.tokens:,}") for f in plan.files), default=1)
@@ -404,19 +417,19 @@ def files_section(preview: CompactPreview, root: str | None) -> Section:
         usual = f.included and f.reason == "attached in full"
         lines.append(
             Content.assemble(
-                ("+ ", RESTORED) if f.included else ("− ", "$text-muted"),
-                (name.ljust(name_w), "" if f.included else "$text-muted"),
-                (f"  {f.tokens:>{token_w},}", "bold" if f.included else "$text-muted"),
-                ("" if usual else f"  {f.reason}", "$text-muted"),
+                ("+ ", RESTORED) if f.included else ("− ", "$foreground-muted"),
+                (name.ljust(name_w), "" if f.included else "$foreground-muted"),
+                (f"  {f.tokens:>{token_w},}", "bold" if f.included else "$foreground-muted"),
+                ("" if usual else f"  {f.reason}", "$foreground-muted"),
             )
         )
     for skill in preview.skills:
         lines.append(
             Content.assemble(
-                ("+ ", RESTORED) if skill.included else ("− ", "$text-muted"),
+                ("+ ", RESTORED) if skill.included else ("− ", "$foreground-muted"),
                 f"skill {skill.name}",
                 (f"  {skill.tokens:,}", "bold"),
-                (f"  {skill.reason}", "$text-muted"),
+                (f"  {skill.reason}", "$foreground-muted"),
             )
         )
     by_reason: dict[str, list[str]] = {}
@@ -429,7 +442,8 @@ def files_section(preview: CompactPreview, root: str | None) -> Section:
         )
         lines.append(
             Content.styled(
-                f"− {plural(len(skipped), 'file')} left out, {why}: {shown}{more}", "$text-muted"
+                f"− {plural(len(skipped), 'file')} left out, {why}: {shown}{more}",
+                "$foreground-muted",
             )
         )
     return title, Content("\n").join(lines)
@@ -451,7 +465,7 @@ def survival_section(
         (
             f"  {plural(items_total, 'fact')} in the {plural(survival.span_messages, 'message')} "
             "a summary replaces",
-            "$text-muted",
+            "$foreground-muted",
         ),
     )
     lines: list[Content] = []
@@ -465,21 +479,21 @@ def survival_section(
             else Content.styled("✓ nothing lost", "bold $text-success")
         )
         lines.append(
-            Content.assemble(verdict, ("  checked against ", "$text-muted"), (source, "bold"))
+            Content.assemble(verdict, ("  checked against ", "$foreground-muted"), (source, "bold"))
         )
     else:
         lines.append(
             Content.assemble(
-                ("no summary to check yet (", "$text-muted"),
+                ("no summary to check yet (", "$foreground-muted"),
                 ("c", "bold $text-accent"),
-                (" pastes or loads one); these are the facts it must keep:", "$text-muted"),
+                (" pastes or loads one); these are the facts it must keep:", "$foreground-muted"),
             )
         )
     if not items_total:
         lines.append(
             Content.styled(
                 "nothing to check: the span names no paths, commands, numbers or identifiers",
-                "$text-muted",
+                "$foreground-muted",
             )
         )
     for kind, label in SURVIVAL_KINDS:
@@ -500,15 +514,17 @@ def survival_section(
             lines.append(
                 Content.styled(f"    … and {len(lost) - MAX_LOST_SHOWN} more lost", "$text-error")
             )
-        mark = ("  ✓ ", "$text-success") if survival.summary_given else ("  · ", "$text-muted")
+        mark = (
+            ("  ✓ ", "$text-success") if survival.summary_given else ("  · ", "$foreground-muted")
+        )
         for item in others[:MAX_OTHERS_SHOWN]:
             lines.append(Content.assemble(mark, _item_text(item, root, kind)))
         if len(others) > MAX_OTHERS_SHOWN:
             rest = len(others) - MAX_OTHERS_SHOWN
             tail = " kept" if survival.summary_given else ""
-            lines.append(Content.styled(f"    … and {rest} more{tail}", "$text-muted"))
+            lines.append(Content.styled(f"    … and {rest} more{tail}", "$foreground-muted"))
     if root:
-        lines.append(Content.styled(f"paths are relative to {root}", "$text-muted italic"))
+        lines.append(Content.styled(f"paths are relative to {root}", "$foreground-muted italic"))
     return title, Content("\n").join(lines)
 
 
@@ -520,7 +536,10 @@ def session_prompt(info: SessionInfo) -> Content:
         (info.session_id[:8], "bold"),
         "  ",
         title,
-        (f"  {info.context_tokens:,} tok · {plural(info.messages, 'msg')}{notes}", "$text-muted"),
+        (
+            f"  {info.context_tokens:,} tok · {plural(info.messages, 'msg')}{notes}",
+            "$foreground-muted",
+        ),
     )
 
 
@@ -615,6 +634,7 @@ class CompactionPane(Pane):
 
     pane_id = "compaction"
     title = "Compaction preview"
+    focus_target = ".compaction-scroll"
     empty_title = "Reading sessions…"
     empty_message = "The dry run appears once this project's transcripts have been listed."
 
@@ -685,6 +705,7 @@ class CompactionPane(Pane):
         super().__init__(id=id)
         self._now_ms = now_ms or (lambda: time.time() * 1000)
         self._autoload = autoload
+        self._loaded = False
 
     # --- layout ------------------------------------------------------------------------
 
@@ -715,7 +736,11 @@ class CompactionPane(Pane):
         self._update_status()
         if self.preview is not None:
             self._render_preview(self.preview)
-        if self._autoload:
+
+    def on_show(self) -> None:
+        # Loading waits for the first time the pane is shown: start-up stays light.
+        if self._autoload and not self._loaded:
+            self._loaded = True
             self._load_sessions()
 
     # --- feeding the pane ----------------------------------------------------------------
@@ -767,9 +792,13 @@ class CompactionPane(Pane):
         if self.busy:
             text = Content.styled("previewing…", "$text-warning")
         elif self.summary is not None and not self.summary.is_default:
-            text = Content.assemble(("checking ", "$text-muted"), (self.summary.label, "bold"))
+            text = Content.assemble(
+                ("checking ", "$foreground-muted"), (self.summary.label, "bold")
+            )
         else:
-            text = Content.assemble(("c", "bold $text-accent"), (" check a summary", "$text-muted"))
+            text = Content.assemble(
+                ("c", "bold $text-accent"), (" check a summary", "$foreground-muted")
+            )
         for status in statuses:
             status.update(text)
 
@@ -823,6 +852,7 @@ class CompactionPane(Pane):
             body_widget.display = bool(body.plain)
         self.query_one(".compaction-numbers", Static).update(numbers_content(preview))
         self.has_content = True
+        self.report_engine(engine_label(preview))
 
     # --- workers -------------------------------------------------------------------------
 
@@ -919,6 +949,7 @@ class CompactionPane(Pane):
 
     def action_refresh_compaction(self) -> None:
         """List the sessions again and re-run the preview."""
+        self._loaded = True
         self._load_sessions()
 
     def action_pick_session(self) -> None:

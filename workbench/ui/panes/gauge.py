@@ -52,6 +52,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Gauge: Refresh",
         "Read the session list, the gauge, the plot and the token counts again",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "toggle-follow",
@@ -61,6 +62,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Gauge: Toggle live follow",
         "Start or stop following the transcript as Claude Code writes it",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "pick-gauge-session",
@@ -70,6 +72,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Gauge: Pick session",
         "Choose which session's transcript the gauge reads",
         show=True,
+        scope="pane",
     ),
 )
 """The pane's actions, for the palette, the help screen and the keymap."""
@@ -291,6 +294,16 @@ def compactions_content(replay: ReplayReport | None) -> Content:
     return Content("\n").join(lines)
 
 
+def engine_label(report: GaugeReport, *, following: bool) -> str:
+    """For the status line: how the count was made (measured usage, estimate or both)."""
+    method = {
+        "usage": "measured (API usage)",
+        "usage+estimate": "measured + estimate since",
+        "estimate": "estimate (no API usage yet)",
+    }.get(report.used_method, report.used_method)
+    return f"gauge: {method}{', live' if following else ''}"
+
+
 def session_label(session: SessionInfo) -> str:
     """A session in the picker."""
     return f"{session_title(session, 48)}  ·  {session.session_id[:8]}"
@@ -324,6 +337,7 @@ class GaugePane(Pane):
 
     pane_id = "gauge"
     title = "Token gauge"
+    focus_target = ".gauge-body"
     empty_title = "Reading the transcript…"
     empty_message = "The gauge appears once the newest session's transcript has been read."
 
@@ -646,6 +660,7 @@ class GaugePane(Pane):
         notes.display = bool(report.problems)
         self._render_plot()
         self.has_content = True
+        self.report_engine(engine_label(report, following=self.following))
 
     def watch_replay(self, replay: ReplayReport | None) -> None:
         self._plot_series = PlotSeries.from_replay(replay) if replay is not None else None
@@ -668,8 +683,10 @@ class GaugePane(Pane):
             series = series.with_now(self.report.used)
         plot.series = series
 
-    def watch_following(self) -> None:
+    def watch_following(self, following: bool) -> None:
         self._render_follow()
+        if self.report is not None:
+            self.report_engine(engine_label(self.report, following=following))
 
     def watch_updates(self) -> None:
         self._render_follow()

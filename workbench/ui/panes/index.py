@@ -30,7 +30,7 @@ def summary_content(report: IndexReport, label: str) -> Content:
             (label, "bold"),
             (
                 "  does not exist yet: Claude Code creates it with the first memory it saves.",
-                "$text-muted",
+                "$foreground-muted",
             ),
         )
     over_lines = report.line_count > report.max_lines
@@ -58,7 +58,7 @@ def summary_content(report: IndexReport, label: str) -> Content:
 def entry_prompt(entry: IndexEntry, width: int) -> Content:
     """One index line with its loaded / dropped mark and any problem."""
     mark, mark_style = ("✓", "$index-loaded") if entry.loaded else ("✗", "$index-dropped")
-    text_style = "" if entry.loaded else "$text-muted strike"
+    text_style = "" if entry.loaded else "$foreground-muted strike"
     notes: list[Content] = []
     # Problems go before the text: long lines are cut off at the pane's edge.
     if entry.target_exists is False:
@@ -66,7 +66,7 @@ def entry_prompt(entry: IndexEntry, width: int) -> Content:
     if len(entry.text) > LONG_LINE:
         notes.append(Content.styled(f"long ({len(entry.text)}) ", "$lint-warning"))
     return Content.assemble(
-        (f"{entry.line:>{width}} ", "$text-muted"),
+        (f"{entry.line:>{width}} ", "$foreground-muted"),
         (f"{mark} ", mark_style),
         *notes,
         (entry.text, text_style),
@@ -90,6 +90,7 @@ class IndexPane(Pane):
 
     pane_id = "index"
     title = "MEMORY.md"
+    focus_target = ".index-lines"
     empty_title = "Reading MEMORY.md…"
     empty_message = "The load report appears once the memory folder has been scanned."
 
@@ -161,6 +162,8 @@ class IndexPane(Pane):
         options.add_options(prompts)
         if highlighted is not None and highlighted < len(prompts):
             options.highlighted = highlighted
+        elif options.has_focus:
+            options.action_first()
         self.query_one(".index-problems", Static).update(self._problems_content(report))
         self.has_content = True
 
@@ -171,7 +174,7 @@ class IndexPane(Pane):
                 Content.assemble(
                     (f"Dangling ({len(report.dangling)}): ", "bold $index-dangling"),
                     ", ".join(report.dangling),
-                    ("   alt+d removes these lines", "$text-muted"),
+                    ("   alt+d removes these lines", "$foreground-muted"),
                 )
             )
         if report.orphans:
@@ -181,7 +184,7 @@ class IndexPane(Pane):
                     "no line links to ",
                     ", ".join(report.orphans[:12]),
                     f" and {len(report.orphans) - 12} more" if len(report.orphans) > 12 else "",
-                    ("   alt+o adds them", "$text-muted"),
+                    ("   alt+o adds them", "$foreground-muted"),
                 )
             )
         if report.long_lines:
@@ -189,7 +192,7 @@ class IndexPane(Pane):
                 Content.assemble(
                     (f"Long lines ({len(report.long_lines)}): ", "bold $lint-warning"),
                     ", ".join(str(n) for n in report.long_lines[:20]),
-                    ("   alt+l shortens them", "$text-muted"),
+                    ("   alt+l shortens them", "$foreground-muted"),
                 )
             )
         if not parts:

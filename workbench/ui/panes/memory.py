@@ -46,7 +46,7 @@ def finding_line(finding: LintFinding, *, with_path: bool = False) -> Content:
         "  ",
         path,
         finding.message,
-        (where, "$text-muted"),
+        (where, "$foreground-muted"),
     )
 
 
@@ -64,6 +64,7 @@ class MemoryPane(Pane):
 
     pane_id = "memory"
     title = "Memory"
+    focus_target = ".memory-scroll"
     empty_title = "No memory selected"
     empty_message = "Pick a memory in the tree on the left (↑/↓, Enter), or press n to write one."
 
@@ -116,7 +117,7 @@ class MemoryPane(Pane):
             badge(entry.type),
             " ",
             (entry.name, "bold"),
-            ("  " + entry.path, "$text-muted"),
+            ("  " + entry.path, "$foreground-muted"),
             "\n",
             (
                 " · ".join(
@@ -129,7 +130,7 @@ class MemoryPane(Pane):
                         "in MEMORY.md" if entry.indexed else "not in MEMORY.md",
                     ]
                 ),
-                "$text-muted",
+                "$foreground-muted",
             ),
         )
         if entry.description:
@@ -169,7 +170,7 @@ class MemoryPane(Pane):
                 )
             )
         if not rows:
-            rows.append(Content.styled("No frontmatter.", "$text-muted"))
+            rows.append(Content.styled("No frontmatter.", "$foreground-muted"))
         return Content("\n").join(rows)
 
     def _render_body(self, document: MemoryDocument) -> None:

@@ -1,8 +1,9 @@
 """The recall simulator: type a prompt, see which memories Claude Code would surface and why.
 
-The query runs in an async worker (`engine.recall.recall`): the model path awaits the API,
-the offline ranker is local. Scanning and indexing the memory folder is disk and CPU work,
-so the worker does it in a thread first and the coroutine only does the cheap remainder.
+The query runs in a thread worker (`engine.recall.run`, which drives the engine's coroutine on
+the thread's own event loop): both paths scan the memory folder first, which on a large folder
+is disk and CPU work that must stay off the UI's event loop; the model path then awaits the API
+there too.
 The result always names the engine that ran and why; it lists the picks with scores,
 reasons, age and freshness, the near misses with what kept them out, exactly what would be
 injected (against the 5-per-turn and 60 KB session budgets), and the candidate manifest.
@@ -10,7 +11,6 @@ injected (against the 5-per-turn and 60 KB session budgets), and the candidate m
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import textwrap
@@ -59,6 +59,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Query",
         "Recall: Focus query",
         "Put the cursor in the recall query box",
+        scope="pane",
     ),
     ActionSpec(
         "run-recall",
@@ -68,6 +69,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Recall: Run recall",
         "Simulate recall for the query with the chosen engine and options",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "cycle-engine",
@@ -77,6 +79,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Recall: Cycle engine",
         "Switch the recall engine between auto, llm (the model) and offline (local ranker)",
         show=True,
+        scope="pane",
     ),
 )
 """The pane's verbs (binding id, keys, palette title and help line)."""
@@ -129,6 +132,17 @@ def engine_reason(result: RecallResult) -> str:
     return "chosen in the options"
 
 
+def engine_label(result: RecallResult) -> str:
+    """For the status line, short: which engine ran and why."""
+    auto = result.requested_engine == "auto"
+    if result.engine == "llm":
+        model = result.request.get("model") if result.request else None
+        return f"recall: model {model or ''}".rstrip() + (" (auto, key set)" if auto else "")
+    if result.error is not None:
+        return "recall: offline ranker (API error, fell back)"
+    return "recall: offline ranker" + (" (auto, no API key)" if auto else "")
+
+
 def extra_notes(result: RecallResult) -> tuple[str, ...]:
     """The engine's notes minus the one the banner already states (auto falling to offline)."""
     notes = result.notes
@@ -143,10 +157,10 @@ def banner_content(result: RecallResult, *, stale: bool = False) -> Content:
     lines = [
         Content.assemble(
             ("● ", "$text-warning" if fallback else "$text-success"),
-            ("Ran: ", "$text-muted"),
+            ("Ran: ", "$foreground-muted"),
             (engine_ran(result), "bold"),
-            ("  ·  ", "$text-muted"),
-            (engine_reason(result), "$text-warning" if fallback else "$text-muted"),
+            ("  ·  ", "$foreground-muted"),
+            (engine_reason(result), "$text-warning" if fallback else "$foreground-muted"),
         ),
         Content.assemble(
             ("  ", ""),
@@ -161,7 +175,9 @@ def banner_content(result: RecallResult, *, stale: bool = False) -> Content:
         ),
     ]
     for note in extra_notes(result):
-        lines.append(Content.assemble(("  note: ", "$text-muted"), (note, "$text-muted italic")))
+        lines.append(
+            Content.assemble(("  note: ", "$foreground-muted"), (note, "$foreground-muted italic"))
+        )
     if stale:
         lines.append(
             Content.assemble(
@@ -222,16 +238,16 @@ def selected_prompt(number: int, item: SelectedMemory, top_score: float, width: 
             score,
         )
     ]
-    age_style = "$text-warning" if item.freshness_note else "$text-muted"
+    age_style = "$text-warning" if item.freshness_note else "$foreground-muted"
     facts = Content.assemble(
         ("   ", ""),
-        (item.type or "no type", "$text-muted"),
-        ("  ·  saved ", "$text-muted"),
+        (item.type or "no type", "$foreground-muted"),
+        ("  ·  saved ", "$foreground-muted"),
         (item.age, age_style),
     )
     lines.append(facts)
     if item.description:
-        lines.append(hanging(item.description, width, "   ", "italic $text-muted"))
+        lines.append(hanging(item.description, width, "   ", "italic $foreground-muted"))
     for reason in item.reasons:
         lines.append(hanging(reason, width, "   · ", "", "$text-success"))
     if item.freshness_note:
@@ -254,9 +270,9 @@ def miss_prompt(miss: NearMiss, width: int) -> Content:
     return Content.assemble(
         ("✗ ", "$text-error"),
         (miss.path, "bold"),
-        (score + tag, "$text-muted"),
+        (score + tag, "$foreground-muted"),
         "\n",
-        hanging(miss.why_not, width, "   ", "$text-muted"),
+        hanging(miss.why_not, width, "   ", "$foreground-muted"),
     )
 
 
@@ -283,7 +299,7 @@ def budget_content(view: SurfacingView) -> Content:
         "lines); a longer one is cut with a notice pointing at the full file. Once "
         f"{view.session_budget // 1024} KB of memories have been surfaced in a session, recall "
         "stops until a compaction.",
-        "$text-muted",
+        "$foreground-muted",
     )
     return Content("\n").join([verdict, rule])
 
@@ -292,7 +308,7 @@ def budget_value(view: SurfacingView) -> Content:
     """The session budget before and after this turn."""
     return Content.assemble(
         (f"{view.session_bytes_after:,}", "bold"),
-        (f" / {view.session_budget:,}", "$text-muted"),
+        (f" / {view.session_budget:,}", "$foreground-muted"),
     )
 
 
@@ -305,9 +321,9 @@ def memory_title(memory: SurfacedMemory) -> Content:
             "bold $text-warning",
         )
     else:
-        cut = Content.styled(f"all {memory.total_lines} lines", "$text-muted")
+        cut = Content.styled(f"all {memory.total_lines} lines", "$foreground-muted")
     return Content.assemble(
-        (memory.path, "bold"), (f"  {memory.length:,} characters · ", "$text-muted"), cut
+        (memory.path, "bold"), (f"  {memory.length:,} characters · ", "$foreground-muted"), cut
     )
 
 
@@ -321,12 +337,12 @@ def reminder_content(memory: SurfacedMemory, shown_path: Callable[[str], str]) -
         body, _, rest = content.rpartition("\n\n> ")
         notice = "> " + rest
     return Content.assemble(
-        ("<system-reminder>\n", "$text-muted"),
+        ("<system-reminder>\n", "$foreground-muted"),
         (header, "$text-secondary"),
         "\n\n",
         body,
         ("\n\n" + notice if notice else "", "bold $text-warning"),
-        ("\n</system-reminder>", "$text-muted"),
+        ("\n</system-reminder>", "$foreground-muted"),
     )
 
 
@@ -334,13 +350,14 @@ def manifest_content(count: int, manifest: str, surfaced: tuple[str, ...] = ()) 
     """The candidate list the selector sees."""
     head = Content.assemble(
         (plural(count, "candidate"), "bold"),
-        (" offered to the selector, newest first (at most 200)", "$text-muted"),
+        (" offered to the selector, newest first (at most 200)", "$foreground-muted"),
     )
     lines = [head]
     if surfaced:
         lines.append(
             Content.styled(
-                "left out, already surfaced this session: " + ", ".join(surfaced), "$text-muted"
+                "left out, already surfaced this session: " + ", ".join(surfaced),
+                "$foreground-muted",
             )
         )
     lines.append(Content(manifest.rstrip("\n") if manifest else "(no memory files)"))
@@ -351,7 +368,7 @@ def request_content(result: RecallResult) -> Content:
     """The exact request the model was sent and what it answered (model path only)."""
     if result.request is None:
         return Content.styled(
-            "No request: the offline ranker ran locally and sent nothing.", "$text-muted"
+            "No request: the offline ranker ran locally and sent nothing.", "$foreground-muted"
         )
     parts = [
         Content.styled("Request sent to the model", "bold"),
@@ -386,6 +403,9 @@ class RecallPane(Pane):
 
     pane_id = "recall"
     title = "Recall simulator"
+    # The results (or the open tab's text), not the query box: typed digits must still switch
+    # panes. `i` puts the cursor in the box; Esc there comes back.
+    focus_target = "#recall-results, .recall-scroll"
 
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in PANE_ACTIONS]
     DEFAULT_CSS = """
@@ -422,10 +442,12 @@ class RecallPane(Pane):
     class ManifestLoaded(Message):
         """The candidates were scanned (before any query)."""
 
-        def __init__(self, count: int, manifest: str) -> None:
+        def __init__(self, count: int, manifest: str, has_key: bool | None = None) -> None:
             super().__init__()
             self.count = count
             self.manifest = manifest
+            self.has_key = has_key
+            """Whether an API key is set (auto then asks the model); None: not known."""
 
     class Completed(Message):
         """A recall simulation finished."""
@@ -453,6 +475,7 @@ class RecallPane(Pane):
         super().__init__(id=id)
         self._now_ms = now_ms or (lambda: time.time() * 1000)
         self._autoload = autoload
+        self._loaded = False
         self._warm_lock = threading.Lock()
         self._last_request: RecallRequest | None = None
         self._option_paths: dict[str, str] = {}
@@ -516,7 +539,11 @@ class RecallPane(Pane):
             self._render_result(self.result)
         else:
             self._show_idle()
-        if self._autoload:
+
+    def on_show(self) -> None:
+        # The manifest is read the first time the pane is shown: start-up stays light.
+        if self._autoload and not self._loaded:
+            self._loaded = True
             self._load_manifest()
 
     # --- feeding the pane ----------------------------------------------------------------
@@ -579,18 +606,21 @@ class RecallPane(Pane):
     def _show_idle(self) -> None:
         self.query_one(".recall-banner", Static).update(
             Content.assemble(
-                ("Type a prompt and press Enter. ", "bold"),
+                ("Type a prompt and press Enter ", "bold"),
+                ("(", "$foreground-muted"),
+                ("i", "bold $text-accent"),
+                (" puts the cursor in the box). ", "$foreground-muted"),
                 (
                     "Recall picks at most 5 memories per turn from the manifest; the engine "
                     "is the model when a key is set, else the offline ranker. ",
-                    "$text-muted",
+                    "$foreground-muted",
                 ),
                 ("ctrl+o", "bold $text-accent"),
-                (" cycles it.", "$text-muted"),
+                (" cycles it.", "$foreground-muted"),
             )
         )
         self.query_one(".recall-budget", Static).update(
-            Content.styled("Nothing injected yet: run a query first.", "$text-muted")
+            Content.styled("Nothing injected yet: run a query first.", "$foreground-muted")
         )
         self.query_one(".recall-request", Static).update("")
 
@@ -664,7 +694,7 @@ class RecallPane(Pane):
             Option(
                 Content.assemble(
                     (f"Selected ({len(result.selected)})", "bold $text-success"),
-                    (f" by {engine_ran(result)}{cutoff}", "$text-muted"),
+                    (f" by {engine_ran(result)}{cutoff}", "$foreground-muted"),
                 ),
                 disabled=True,
             )
@@ -672,7 +702,7 @@ class RecallPane(Pane):
         if not result.selected:
             prompts.append(
                 Option(
-                    Content.styled("   nothing selected for this prompt", "$text-muted"),
+                    Content.styled("   nothing selected for this prompt", "$foreground-muted"),
                     disabled=True,
                 )
             )
@@ -686,7 +716,7 @@ class RecallPane(Pane):
                 Option(
                     Content.assemble(
                         (f"Near misses ({len(result.near_misses)})", "bold $text-error"),
-                        (" and what kept them out", "$text-muted"),
+                        (" and what kept them out", "$foreground-muted"),
                     ),
                     disabled=True,
                 )
@@ -703,8 +733,7 @@ class RecallPane(Pane):
 
     def _warm(self, engine: EngineChoice) -> RecallService:
         """Open the recall service, scan and index the memory folder, and load the SDK when the
-        model will be asked: disk, CPU and import work done in a thread, so the recall
-        coroutine on the event loop only reuses the caches (and awaits the API)."""
+        model will be asked (called in the worker thread)."""
         service: RecallService = self.app.engine.recall  # type: ignore[attr-defined]
         with self._warm_lock:
             service.ranker()
@@ -720,11 +749,12 @@ class RecallPane(Pane):
                 service.ranker()
             candidates = service.candidates()
             manifest = service.manifest()
+            has_key = bool(service.llm_config.has_key)
         except (WorkbenchError, OSError) as exc:
             self.post_message(self.Failed(None, str(exc)))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.ManifestLoaded(len(candidates), manifest))
+            self.post_message(self.ManifestLoaded(len(candidates), manifest, has_key))
 
     @on(ManifestLoaded)
     def _manifest_loaded(self, message: ManifestLoaded) -> None:
@@ -733,28 +763,43 @@ class RecallPane(Pane):
             self.query_one(".recall-manifest", Static).update(
                 manifest_content(message.count, message.manifest)
             )
+            if message.has_key is not None:
+                engine = "the model (key set)" if message.has_key else "offline (no API key)"
+                self.report_engine(f"recall: not run yet, auto would use {engine}")
 
-    @work(exclusive=True, group="recall", exit_on_error=False, description="Running recall")
-    async def _run_recall(self, request: RecallRequest) -> None:
+    @work(
+        thread=True,
+        exclusive=True,
+        group="recall",
+        exit_on_error=False,
+        description="Running recall",
+    )
+    def _run_recall(self, request: RecallRequest) -> None:
+        worker = get_current_worker()
         try:
-            service = await asyncio.to_thread(self._warm, request.engine)
-            result = await service.recall(
-                request.query,
-                engine=request.engine,
-                recent_tools=request.recent_tools,
-                surfaced=request.surfaced,
-                now=self._now_ms(),
-            )
+            service = self._warm(request.engine)
+            # One run at a time against the service's caches (the manifest reader shares them).
+            with self._warm_lock:
+                result = service.run(
+                    request.query,
+                    engine=request.engine,
+                    recent_tools=request.recent_tools,
+                    surfaced=request.surfaced,
+                    now=self._now_ms(),
+                )
         except (WorkbenchError, OSError, ImportError) as exc:
-            self.post_message(self.Failed(request, str(exc)))
+            if not worker.is_cancelled:
+                self.post_message(self.Failed(request, str(exc)))
             return
-        self.post_message(self.Completed(request, result))
+        if not worker.is_cancelled:
+            self.post_message(self.Completed(request, result))
 
     @on(Completed)
     def _completed(self, message: Completed) -> None:
         message.stop()
         self.running = False
         self.show_result(message.result, message.request)
+        self.report_engine(engine_label(message.result))
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:
@@ -764,20 +809,21 @@ class RecallPane(Pane):
             self.notify(message.error, title="Cannot scan the memory folder", severity="error")
             return
         self._last_request = message.request
+        self.report_engine(f"recall: did not run ({message.request.engine})")
         self.result = None
         self.query_one("#recall-results", OptionList).clear_options()
         self.query_one(".recall-banner", Static).update(
             Content.assemble(
                 ("✖ Recall did not run", "bold $text-error"),
-                (f" ({message.request.engine}): ", "$text-muted"),
+                (f" ({message.request.engine}): ", "$foreground-muted"),
                 (message.error, "$text-error"),
                 "\n",
                 ("  ctrl+o", "bold $text-accent"),
-                (" switches the engine (auto or offline work without a key).", "$text-muted"),
+                (" switches the engine (auto or offline work without a key).", "$foreground-muted"),
             )
         )
         self.query_one(".recall-budget", Static).update(
-            Content.styled("Nothing injected: recall did not run.", "$text-muted")
+            Content.styled("Nothing injected: recall did not run.", "$foreground-muted")
         )
         self._show_injected(None)
 
@@ -825,6 +871,11 @@ class RecallPane(Pane):
     def action_focus_query(self) -> None:
         """Put the cursor in the query box."""
         self.query_one("#recall-query", Input).focus()
+
+    def key_escape(self) -> None:
+        # Out of the query and option boxes, back to the results (where digits switch panes).
+        if isinstance(self.app.focused, Input) and self.app.focused in self.query(Input):
+            self.focus_default()
 
     def action_run_recall(self) -> None:
         """Run recall for the query with the current options."""

@@ -28,7 +28,7 @@ from textual.worker import get_current_worker
 from workbench.engine.errors import ConflictError, RefusedWriteError, WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
-from workbench.ui.panes.base import EmptyState, Pane
+from workbench.ui.panes.base import Pane
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.widgets.diff_view import DiffView
 
@@ -45,6 +45,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Review: Accept proposal",
         "Write the selected proposal into the memory folder (through history, so u undoes it)",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "reject-proposal",
@@ -54,6 +55,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Review: Reject proposal",
         "Drop the selected proposal; the memory folder is not touched",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "accept-all-proposals",
@@ -62,6 +64,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Accept all",
         "Review: Accept all proposals",
         "Write every pending proposal, oldest first (asks first; refused ones stay queued)",
+        scope="pane",
     ),
     ActionSpec(
         "reject-all-proposals",
@@ -70,6 +73,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Reject all",
         "Review: Reject all proposals",
         "Drop every pending proposal (asks first)",
+        scope="pane",
     ),
     ActionSpec(
         "refresh-proposals",
@@ -78,6 +82,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Refresh",
         "Review: Refresh queue",
         "Read the review queue again",
+        scope="pane",
     ),
 )
 
@@ -216,6 +221,7 @@ class ReviewPane(Pane):
 
     pane_id = "review"
     title = "Review queue"
+    focus_target = ".review-list"
     empty_title = "Reading the review queue…"
     empty_message = "Proposed memory writes appear here once the queue has been read."
 
@@ -288,6 +294,7 @@ class ReviewPane(Pane):
         super().__init__(id=id)
         self._now_ms = now_ms or (lambda: time.time() * 1000)
         self._fed = proposals
+        self._loaded = False
         self._failures: dict[str, Failure] = {}
         self._lock = threading.Lock()
 
@@ -300,7 +307,11 @@ class ReviewPane(Pane):
     def on_mount(self) -> None:
         if self._fed is not None:
             self.show_proposals(self._fed)
-        else:
+
+    def on_show(self) -> None:
+        # The queue is read the first time the pane is shown: start-up stays light.
+        if self._fed is None and not self._loaded:
+            self._loaded = True
             self._load_queue()
 
     # --- data in -----------------------------------------------------------------------
@@ -323,6 +334,7 @@ class ReviewPane(Pane):
     @on(QueueLoaded)
     def _queue_loaded(self, message: QueueLoaded) -> None:
         message.stop()
+        self.report_engine("review: local queue")
         live = {p.id for p in message.proposals}
         self._failures = {k: v for k, v in self._failures.items() if k in live}
         self.show_proposals(message.proposals)
@@ -334,11 +346,6 @@ class ReviewPane(Pane):
         self.notify(message.error, title="Review queue", severity="error")
 
     # --- rendering ---------------------------------------------------------------------
-
-    def set_empty(self, title: str, message: str) -> None:
-        super().set_empty(title, message)
-        # The base class skips the update before mount finishes, which is when fed data lands.
-        self.query_one(EmptyState).update(self.empty_content())
 
     def watch_proposals(self, proposals: tuple[ProposalView, ...] | None) -> None:
         if proposals is None:
@@ -493,6 +500,7 @@ class ReviewPane(Pane):
 
     def action_refresh_proposals(self) -> None:
         """Read the queue again."""
+        self._loaded = True
         self._load_queue()
 
     def action_accept_proposal(self) -> None:

@@ -48,6 +48,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Session: Refresh sessions",
         "Read the session list and the selected session's notes again",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "toggle-notes-text",
@@ -57,6 +58,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Session: Toggle notes text",
         "Show the selected session's notes file as text, or the section bars again",
         show=True,
+        scope="pane",
     ),
 )
 """The pane's actions, for the palette, the help screen and the keymap."""
@@ -287,6 +289,7 @@ class SessionPane(Pane):
 
     pane_id = "session"
     title = "Session memory"
+    focus_target = ".session-list"
     empty_title = "Reading sessions…"
     empty_message = "The project's sessions appear once their transcripts have been read."
 
@@ -373,6 +376,7 @@ class SessionPane(Pane):
     @on(SessionsListed)
     def _sessions_listed(self, message: SessionsListed) -> None:
         message.stop()
+        self.report_engine("engine: local transcripts")
         self.show_sessions(message.sessions)
         session = self.selected_session
         if session is not None:

@@ -50,6 +50,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Sync: Pull team memory",
         "Fetch the team memory; the server wins per file (u undoes the overwrites)",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "push-team",
@@ -59,6 +60,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Sync: Push team memory",
         "Upload the team files that changed; files holding a secret never leave",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "toggle-watch",
@@ -68,6 +70,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Sync: Toggle watch",
         "Pull once, then push the team folder after each change settles; again to stop",
         show=True,
+        scope="pane",
     ),
     ActionSpec(
         "force-push-team",
@@ -76,6 +79,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Force push",
         "Sync: Force push",
         "Push even though an earlier permanent failure suppressed pushes",
+        scope="pane",
     ),
     ActionSpec(
         "refresh-sync",
@@ -84,6 +88,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Refresh",
         "Sync: Refresh status",
         "Read the team folder and the saved sync state again (no request)",
+        scope="pane",
     ),
 )
 
@@ -490,6 +495,14 @@ def history_content(status: SyncStatus, now_ms: float) -> Content:
     )
 
 
+def engine_label(report: TeamSyncReport, *, watching: bool = False) -> str:
+    """For the status line: which server push and pull talk to, or why there is none."""
+    status = report.status
+    if not report.available:
+        return f"sync: offline ({report.problems[0].problem.lower()})"
+    return f"sync: server {status.server}{', watching' if watching else ''}"
+
+
 def suppression_lines(reason: str) -> list[Content]:
     """Why pushes are suppressed and how that lifts."""
     cause = SUPPRESSION_CAUSES.get(reason)
@@ -558,6 +571,7 @@ class TeamSyncPane(Pane):
 
     pane_id = "team"
     title = "Team sync"
+    focus_target = ".team-scroll"
     empty_title = "Reading the team folder…"
     empty_message = "The sync status appears once the team folder and the saved state are read."
 
@@ -644,6 +658,7 @@ class TeamSyncPane(Pane):
         super().__init__(id=id)
         self._now_ms = now_ms or (lambda: time.time() * 1000)
         self._fed = report
+        self._loaded = False
         self._watch_debounce = watch_debounce
         self._watch_stop: asyncio.Event | None = None
 
@@ -661,7 +676,11 @@ class TeamSyncPane(Pane):
     def on_mount(self) -> None:
         if self._fed is not None:
             self.show_report(self._fed)
-        else:
+
+    def on_show(self) -> None:
+        # The status is read the first time the pane is shown: start-up stays light.
+        if self._fed is None and not self._loaded:
+            self._loaded = True
             self._load_report()
 
     def on_unmount(self) -> None:
@@ -712,9 +731,12 @@ class TeamSyncPane(Pane):
         self._render_header()
         self._render_notices()
         self.has_content = True
+        self.report_engine(engine_label(report, watching=self.watching))
 
-    def watch_watching(self) -> None:
+    def watch_watching(self, watching: bool) -> None:
         self._render_header()
+        if self.report is not None:
+            self.report_engine(engine_label(self.report, watching=watching))
 
     def watch_busy(self) -> None:
         self._render_header()
@@ -811,6 +833,7 @@ class TeamSyncPane(Pane):
 
     def action_refresh_sync(self) -> None:
         """Read the status again."""
+        self._loaded = True
         self._load_report()
 
     def action_push_team(self) -> None:

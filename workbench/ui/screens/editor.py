@@ -289,7 +289,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             self.query_one(f"#field-{field_name}").set_class(invalid, "-invalid")
         lines = [finding_line(f) for f in message.findings]
         if message.projection:
-            lines.append(Content.styled(f"Index: {message.projection}", "$text-muted"))
+            lines.append(Content.styled(f"Index: {message.projection}", "$foreground-muted"))
         if not lines:
             lines.append(Content.styled("✓ No problems found.", "$index-loaded"))
         self.query_one(".editor-findings", Static).update(Content("\n").join(lines))

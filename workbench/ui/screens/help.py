@@ -1,7 +1,8 @@
-"""The help screen (F1): every binding with its id, plus where things live."""
+"""The help screen (F1): every binding with its id (the panes' too), plus where things live."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
@@ -12,7 +13,13 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from workbench.ui.actions import ACTIONS, effective_keys
+from workbench.ui.actions import effective_keys
+from workbench.ui.panes.registry import every_action, pane_actions
+
+KEYS_WIDTH = 12
+ID_WIDTH = 22
+HELP_INDENT = 2 + KEYS_WIDTH + ID_WIDTH
+"""Where the help sentences start; wrapped lines continue under them."""
 
 
 def keys_display(keys: str, display: Callable[[Binding], str]) -> str:
@@ -46,23 +53,39 @@ class HelpScreen(ModalScreen[None]):
                 classes="dialog-detail",
             )
 
-    def _bindings_content(self) -> Content:
+    def on_resize(self) -> None:
+        # The help sentences wrap under their own column, so a new width re-wraps them.
+        self.call_after_refresh(self._rewrap)
+
+    def _rewrap(self) -> None:
+        bindings = self.query_one(".help-bindings", Static)
+        width = bindings.content_region.width
+        if width > HELP_INDENT + 20:
+            bindings.update(self._bindings_content(width))
+
+    def _bindings_content(self, width: int = 92) -> Content:
         display = self.app.get_key_display
+        owners = {spec.id: info.title for info, spec in pane_actions()}
         rows: list[Content] = []
         category = ""
-        for spec in ACTIONS:
+        for spec in every_action():
             spec_category = spec.title.split(":", 1)[0]
             if spec_category != category:
                 if rows:
                     rows.append(Content(""))
-                rows.append(Content.styled(spec_category, "bold $text-primary"))
+                heading = Content.styled(spec_category, "bold $text-primary")
+                if spec.id in owners:
+                    where = f"  keys work while the {owners[spec.id]} pane has the focus"
+                    heading += Content.styled(where, "$foreground-muted")
+                rows.append(heading)
                 category = spec_category
             keys = keys_display(effective_keys(spec, self.keymap), display)
+            lines = textwrap.wrap(spec.help, max(20, width - HELP_INDENT)) or [""]
             rows.append(
                 Content.assemble(
-                    (f"  {keys:<12}", "bold $text-accent"),
-                    (f"{spec.id:<20}", "$text-muted"),
-                    spec.help,
+                    (f"  {keys:<{KEYS_WIDTH}}", "bold $text-accent"),
+                    (f"{spec.id:<{ID_WIDTH}}", "$foreground-muted"),
+                    f"\n{' ' * HELP_INDENT}".join(lines),
                 )
             )
         return Content("\n").join(rows)
@@ -70,5 +93,5 @@ class HelpScreen(ModalScreen[None]):
     def _locations_content(self) -> Content:
         rows = [Content(""), Content.styled("Where things are", "bold $text-primary")]
         for label, value in self.locations.items():
-            rows.append(Content.assemble((f"  {label:<18}", "$text-muted"), value))
+            rows.append(Content.assemble((f"  {label:<18}", "$foreground-muted"), value))
         return Content("\n").join(rows)

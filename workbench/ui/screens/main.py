@@ -1,32 +1,37 @@
 """The main screen: the memory tree on the left, the panes on the right, status and footer.
 
 Disk work runs in thread workers that post messages back; the handlers here own the state
-(the latest `MemorySnapshot`) and hand it down to the tree and the panes.
+(the latest `MemorySnapshot`) and hand it down to the tree and the panes. The memory viewer is
+built with the screen; the others are built once the first full frame (tree and document) is
+painted, their modules imported only then, and each loads its data the first time it is shown.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.color import Color
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.lazy import Lazy
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, Tree
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.memory_models import MemoryEntry
-from workbench.ui.actions import PANES, bindings
+from workbench.ui.actions import bindings
 from workbench.ui.formatting import display_memory_dir, project_name
 from workbench.ui.messages import (
     ChangeApplied,
@@ -34,15 +39,17 @@ from workbench.ui.messages import (
     ChangeOutcome,
     DocumentFailed,
     DocumentLoaded,
+    EngineReported,
     MemoriesFailed,
     MemoriesLoaded,
     MemoryFilesChanged,
     MemorySnapshot,
     OpenMemoryRequested,
 )
+from workbench.ui.panes.base import Pane
 from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.memory import MemoryPane
-from workbench.ui.panes.waiting import waiting_pane
+from workbench.ui.panes.registry import PANE_INFOS, PaneInfo
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.prompt import TextPromptModal
 from workbench.ui.widgets.memory_tree import MemoryTree
@@ -53,7 +60,11 @@ if TYPE_CHECKING:
     from workbench.ui.app import WorkbenchApp
 
 ENGINE_PATH = "engine: local files"
+"""The status line's engine label for panes that read the memory folder directly."""
 WATCH_DELAY_S = 1.0
+PANES_FALLBACK_S = 5.0
+"""The panes are built once the tree and the first document are painted, or this long after
+the first scan at the latest."""
 LEGEND = Content.assemble(
     ("U", "bold $memory-user"),
     " user  ",
@@ -63,11 +74,40 @@ LEGEND = Content.assemble(
     " project  ",
     ("R", "bold $memory-reference"),
     " reference\n",
-    ("columns: age · tokens · ", "$text-muted"),
+    ("columns: age · tokens · ", "$foreground-muted"),
     ("✖", "$lint-error"),
     ("▲", "$lint-warning"),
-    (" lint", "$text-muted"),
+    (" lint", "$foreground-muted"),
 )
+
+
+class PaneSlot(Widget):
+    """Holds a pane's place in its tab until the pane is built (its module is imported then)."""
+
+    DEFAULT_CSS = """
+    PaneSlot {
+        display: none;
+    }
+    """
+
+    def __init__(self, info: PaneInfo, now_ms: Callable[[], float]) -> None:
+        super().__init__(id=f"slot-{info.id}")
+        self.info = info
+        self._now_ms = now_ms
+        self._pane: Pane | None = None
+        self._mounted = asyncio.Event()
+
+    async def build(self) -> Pane:
+        """Build and mount the pane in the slot's place (once; later callers wait for it)."""
+        if self._pane is None:
+            self._pane = self.info.build(self._now_ms)
+            parent = cast(Widget, self.parent)
+            await parent.mount(self._pane, after=self)
+            self._mounted.set()
+            await self.remove()
+        else:
+            await self._mounted.wait()
+        return self._pane
 
 
 class MainScreen(Screen[None]):
@@ -94,6 +134,11 @@ class MainScreen(Screen[None]):
         self._change_lock = threading.Lock()
         self._watching = False
         self._pending_select: str | None = None
+        self._panes_built = False
+        self._first_frame_waits = {"tree", "document"}
+        """What the first full frame still waits for before the other panes are built."""
+        self._ring_painted = False
+        self._engine_labels: dict[str, str] = {"memory": ENGINE_PATH, "index": ENGINE_PATH}
 
     @property
     def workbench(self) -> WorkbenchApp:
@@ -110,15 +155,15 @@ class MainScreen(Screen[None]):
                 yield MemoryTree(now_ms=app.now_ms, id="memory-tree")
                 yield Static(LEGEND, classes="tree-legend")
             with TabbedContent(id="panes", initial="pane-memory"):
-                for pane_id, tab_title, full_title in PANES:
-                    with TabPane(tab_title, id=f"pane-{pane_id}"):
-                        if pane_id == "memory":
+                for info in PANE_INFOS:
+                    with TabPane(info.tab, id=f"pane-{info.id}"):
+                        if info.id == "memory":
                             yield MemoryPane(now_ms=app.now_ms, id="memory-pane")
-                        elif pane_id == "index":
-                            # Hidden panes mount after the first frame (Textual's Lazy).
+                        elif info.id == "index":
+                            # The scan feeds it: mounted after the first frame (Textual's Lazy).
                             yield Lazy(IndexPane(id="index-pane"))
                         else:
-                            yield Lazy(waiting_pane(pane_id, full_title))
+                            yield PaneSlot(info, app.now_ms)
         yield StatusLine(id="status")
         yield Footer()
 
@@ -133,6 +178,7 @@ class MainScreen(Screen[None]):
         status.counts = "scanning…"
         status.engine_path = ENGINE_PATH
         self.query_one(MemoryTree).focus()
+        self.watch(self.app, "theme", self._theme_changed, init=False)
         self._load_memories(first_document=True)
 
     @property
@@ -140,14 +186,127 @@ class MainScreen(Screen[None]):
         """The memory tree."""
         return self.query_one(MemoryTree)
 
-    def show_pane(self, pane_id: str) -> None:
-        """Bring one pane to the front."""
+    def show_pane(self, pane_id: str, *, focus: bool | None = None) -> None:
+        """Bring one pane to the front.
+
+        `focus=True` also moves the focus into it, so its keys work (the jump keys and the
+        palette do that); None does so only when the focus is in another pane, which is about
+        to be hidden; False leaves the focus to the caller (who moves it first).
+        """
+        if focus or (focus is None and self._focus_in_other_pane(pane_id)):
+            # The focus moves before the old pane is hidden: a focused widget that is hidden
+            # hands the focus to a sibling in its own pane, and the tabs follow the focus back.
+            pane = self.pane(pane_id)
+            if pane is None or not pane.focus_default():
+                self.set_focus(None)
+                self.call_later(self._focus_pane, pane_id)
         self.query_one("#panes", TabbedContent).active = f"pane-{pane_id}"
 
     @property
     def active_pane(self) -> str:
         """The id of the pane in front."""
         return self.query_one("#panes", TabbedContent).active.removeprefix("pane-")
+
+    def pane(self, pane_id: str) -> Pane | None:
+        """The pane widget, once it has been built."""
+        return next(iter(self.query(f"#{pane_id}-pane").results(Pane)), None)
+
+    async def built_pane(self, pane_id: str) -> Pane | None:
+        """The pane widget, built now if it was still waiting in its slot."""
+        slot = next(iter(self.query(f"#slot-{pane_id}").results(PaneSlot)), None)
+        if slot is not None:
+            return await slot.build()
+        return self.pane(pane_id)
+
+    async def _focus_pane(self, pane_id: str) -> None:
+        pane = await self.built_pane(pane_id)
+        # After a refresh: the pane's own classes (which hide parts of it) are applied by then.
+        self.call_after_refresh(self._focus_into, pane)
+
+    async def run_pane_action(self, pane_id: str, action: str) -> None:
+        """Bring a pane forward with the focus in it, then run one of its actions (the
+        palette's pane commands; the pane's `check_action` still decides)."""
+        pane = await self.built_pane(pane_id)
+        if pane is not None:
+            self.show_pane(pane_id, focus=True)
+            self.call_after_refresh(pane.run_action, action)
+
+    def _focus_into(self, pane: Pane | None) -> None:
+        if pane is not None and pane.id != f"{self.active_pane}-pane":
+            # Another pane came forward meanwhile (keys pressed in quick succession): focusing
+            # into this one now would bring it back (TabbedContent follows the focus).
+            return
+        if pane is not None and pane.focus_default():
+            return
+        if self.active_pane == "memory":
+            self.set_focus(self.tree)
+        else:
+            self.set_focus(self.query_one("#panes > ContentTabs"))
+
+    def on_descendant_focus(self) -> None:
+        self._paint_focus_ring()
+
+    def on_descendant_blur(self) -> None:
+        self._paint_focus_ring()
+
+    def _paint_focus_ring(self) -> None:
+        """The panes' border in the focus colour while the focus is in a pane.
+
+        Set inline on #panes alone: a `:focus-within` rule or a class there would restyle
+        every widget of all eight panes on each focus change (see app.tcss).
+        """
+        panes = self.query_one("#panes")
+        focused = self.focused
+        inside = focused is not None and panes in focused.ancestors
+        if inside == self._ring_painted:
+            return
+        self._ring_painted = inside
+        if inside:
+            colour = Color.parse(self.app.theme_variables.get("primary", "ansi_blue"))
+            panes.styles.border = ("round", colour)
+        else:
+            for edge in ("border_top", "border_right", "border_bottom", "border_left"):
+                panes.styles.clear_rule(edge)
+        panes.refresh()
+
+    def _theme_changed(self) -> None:
+        if self._ring_painted:
+            self._ring_painted = False
+            self.call_after_refresh(self._paint_focus_ring)
+
+    def _focus_in_other_pane(self, pane_id: str) -> bool:
+        """Whether the focused widget sits in a pane other than `pane_id`."""
+        focused = self.focused
+        if focused is None:
+            return False
+        # Only the main tabs count (the recall pane has tabs of its own).
+        tabs = [node.id for node in focused.ancestors if isinstance(node, TabPane)]
+        main = [tab for tab in tabs if tab and tab.startswith("pane-")]
+        return bool(main) and main[0] != f"pane-{pane_id}"
+
+    async def _build_panes(self) -> None:
+        """Build the waiting panes, one at a time so the screen keeps answering keys."""
+        for info in PANE_INFOS:
+            await self.built_pane(info.id)
+
+    # --- the engine label --------------------------------------------------------------
+
+    @on(EngineReported)
+    def _engine_reported(self, message: EngineReported) -> None:
+        message.stop()
+        self._engine_labels[message.pane_id] = message.label
+        self._show_engine_label()
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _pane_activated(self) -> None:
+        self._show_engine_label()
+
+    def _show_engine_label(self) -> None:
+        self.query_one(StatusLine).engine_path = self._engine_labels.get(self.active_pane, "")
+
+    def engine_label(self, pane_id: str) -> str:
+        """What the status line says about a pane's engine path."""
+        return self._engine_labels.get(pane_id, "")
 
     # --- loading -----------------------------------------------------------------------
 
@@ -192,13 +351,38 @@ class MainScreen(Screen[None]):
             self.query_one(MemoryPane).set_empty(
                 "No memories yet", "Press n to write the first one."
             )
+        if not snapshot.entries:
+            self._first_frame_done("document")  # no document is coming
+        if not self._panes_built:
+            # Normally the first full frame starts it (see _first_frame_done); the backstop.
+            self.set_timer(PANES_FALLBACK_S, self._start_building_panes)
         if self.workbench.settings.watch_files and not self._watching and snapshot.folder_exists:
             self._watching = True
             # Started a moment later so importing watchfiles never competes with the first paint.
             self.set_timer(WATCH_DELAY_S, self._run_watcher)
 
+    @on(MemoryTree.Filled)
+    def _tree_filled(self, message: MemoryTree.Filled) -> None:
+        message.stop()
+        self._first_frame_done("tree")
+
+    def _first_frame_done(self, part: str) -> None:
+        """The tree is filled or the first document is shown; once both are, and painted,
+        the other panes are built (so importing and composing them never delays either)."""
+        self._first_frame_waits.discard(part)
+        if not self._first_frame_waits and not self._panes_built:
+            self.call_after_refresh(self._start_building_panes)
+
+    def _start_building_panes(self) -> None:
+        if not self._panes_built:
+            self._panes_built = True
+            # The first full frame (tree and document) is on screen: build the other panes
+            # now, so importing and composing them never delays it.
+            self.run_worker(self._build_panes(), group="panes")
+
     @on(MemoriesFailed)
     def _memories_failed(self, message: MemoriesFailed) -> None:
+        self._start_building_panes()
         self.query_one(StatusLine).counts = "scan failed"
         self.notify(message.error, title="Cannot read the memory folder", severity="error")
 
@@ -266,10 +450,12 @@ class MainScreen(Screen[None]):
         # A slow read must not replace what the cursor has moved on to.
         if self.tree.selected_path in (None, message.document.entry.path):
             self.query_one(MemoryPane).document = message.document
+        self._first_frame_done("document")
 
     @on(DocumentFailed)
     def _document_failed(self, message: DocumentFailed) -> None:
         self.query_one(MemoryPane).show_error(message.path, message.error)
+        self._first_frame_done("document")
 
     @on(OpenMemoryRequested)
     def _open_requested(self, message: OpenMemoryRequested) -> None:
@@ -279,7 +465,8 @@ class MainScreen(Screen[None]):
             self.query_one("#memory-filter", Input).value = ""
             tree.select_path(message.path)
         self._load_document(message.path)
-        self.show_pane("memory")
+        self.set_focus(tree)  # before the pane the request came from is hidden
+        self.show_pane("memory", focus=False)
 
     # --- filtering ---------------------------------------------------------------------
 

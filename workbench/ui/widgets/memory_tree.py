@@ -10,6 +10,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -43,6 +44,9 @@ BATCH_DELAY_S = 0.001
 
 class MemoryTree(Tree[NodeData]):
     """A tree of memory files; leaves carry their `MemoryEntry`."""
+
+    class Filled(Message):
+        """Every leaf of the latest rebuild has been added (large trees fill in batches)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False),
@@ -187,6 +191,7 @@ class MemoryTree(Tree[NodeData]):
             return
         for group, label in self._more_nodes:
             group.add_leaf(label, MORE)
+        self.post_message(self.Filled())
 
     # --- rendering ---------------------------------------------------------------------
 

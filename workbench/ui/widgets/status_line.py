@@ -14,6 +14,8 @@ class StatusLine(Widget):
     StatusLine {
         height: 1;
         width: 1fr;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -34,10 +36,10 @@ class StatusLine(Widget):
         for value, style in (
             (self.counts, ""),
             (self.last_action, "$text-accent"),
-            (self.engine_path, "$text-muted"),
-            (self.memory_dir, "$text-muted"),
+            (self.engine_path, "$foreground-muted"),
+            (self.memory_dir, "$foreground-muted"),
         ):
             if value:
-                parts.append(Content.styled(" │ ", "$text-muted"))
+                parts.append(Content.styled(" │ ", "$foreground-muted"))
                 parts.append(Content.styled(value, style) if style else Content(value))
         return Content("").join(parts)
