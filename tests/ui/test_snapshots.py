@@ -234,6 +234,12 @@ class TestEveryPane:
         app = warnings_app(prepare=prepare, now=SAMPLE_NOW)
         assert snap_compare(app, terminal_size=PANE_SIZE, run_before=settled(*keys))
 
+    @pytest.mark.parametrize("pane", ["gauge", "team"])
+    def test_pane_light(self, snap_compare, warnings_app, pane: str):
+        number = str([p for p, _t, _f in PANES].index(pane) + 1)
+        app = warnings_app(theme="workbench-light", now=SAMPLE_NOW)
+        assert snap_compare(app, terminal_size=PANE_SIZE, run_before=settled(number))
+
 
 class TestThemes:
     """The reference screen (the warnings sample's MEMORY.md report) under every theme."""
