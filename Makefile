@@ -14,11 +14,14 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# Bytecode up front: start-up stays fast even where PYTHONDONTWRITEBYTECODE is set.
+	$(BIN)/python -m compileall -q workbench
 	touch $(STAMP)
 
 venv: $(STAMP)  ## create the virtual environment
 
 run: $(STAMP)  ## open the app on a temporary copy of the demo project
+	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
 test: $(STAMP)  ## run the test suite

@@ -38,6 +38,7 @@ def test_demo_stages_a_real_conflict_and_cleans_up(sample: str):
         assert (team_dir / "project_teammate_handover.md").exists()
         assert "Edited on this machine" in (team_dir / conflict_key).read_text(encoding="utf-8")
         assert os.environ["WORKBENCH_HOME"].startswith(str(folder))
+        assert {p.source for p in session.engine.agents.review.list()} == {"demo"}
     assert child is not None and child.returncode is not None
     assert not folder.exists()
     assert not _port_open(url)

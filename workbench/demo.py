@@ -22,7 +22,6 @@ No front-end code here: the CLI's `demo` command opens the app inside `demo_sess
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import secrets
@@ -128,7 +127,8 @@ def demo_session(
             stack.callback(_stop_child, child)
             env.update({"TEAM_MEMORY_SYNC_URL": url, "WORKBENCH_TEAM_TOKEN": token})
         engine = Engine.open(sample.project_root, config_home=str(sample.config_home), env=env)
-        _stage_proposals(engine)
+        if child is None:
+            _stage_proposals(engine)  # otherwise the child stages them, off the start-up path
         yield DemoSession(sample, engine, root, server_url=url, child=child)
 
 
@@ -231,8 +231,11 @@ def _serve(args: argparse.Namespace) -> int:
     )
     team_dir = Path(engine.locations.team_dir)
     with demo_team(args.folder, team_dir, _repo_slug(args.remote), token=token, sock=sock) as team:
+        import asyncio
+
         for note in asyncio.run(_play_opening(engine, team, team_dir)):
             print(note, flush=True)
+        _stage_proposals(engine)
         print(READY, flush=True)
         sys.stdin.read()  # serve until the parent closes our stdin (or exits)
     return 0

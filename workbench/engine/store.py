@@ -114,6 +114,17 @@ def _slug(text: str) -> str:
     return slug[:60].rstrip("_") or "memory"
 
 
+@dataclass(frozen=True)
+class WarmView:
+    """Everything a front end shows first, prepared by `MemoryStore.warm_up`."""
+
+    entries: tuple[MemoryEntry, ...]
+    index: IndexReport
+    team_index: IndexReport | None
+    folder_exists: bool
+    first_document: MemoryDocument | None
+
+
 class MemoryStore:
     """Reads and edits one project's memory folder."""
 
@@ -126,6 +137,43 @@ class MemoryStore:
         self._lock = threading.Lock()
         self.now_ms: float | None = None
         """A fixed "now" for ages (tests and snapshots); None means the wall clock."""
+        self._warm_thread: threading.Thread | None = None
+        self._warm_view: WarmView | None = None
+
+    # --- warming -----------------------------------------------------------------------
+
+    def warm_up(self) -> None:
+        """Read, lint and index the folder in the background (front ends call this while
+        they import their UI, so the first view is ready, or nearly, when it is wanted)."""
+        if self._warm_thread is None:
+            self._warm_thread = threading.Thread(
+                target=self._warm, name="memory-warm-up", daemon=True
+            )
+            self._warm_thread.start()
+
+    def _warm(self) -> None:
+        try:
+            exists = self.root.is_dir()
+            entries = tuple(self.list()) if exists else ()
+            team = self.index(team=True) if (self.root / "team").is_dir() else None
+            first = self.read(entries[0].path) if entries else None
+            self._warm_view = WarmView(entries, self.index(), team, exists, first)
+        except Exception:  # noqa: BLE001 - best effort: the front end's own load reports errors
+            self._warm_view = None
+
+    def take_warm_view(self) -> WarmView | None:
+        """The view `warm_up` prepared, once, if it is finished; never blocks."""
+        thread = self._warm_thread
+        if thread is None or thread.is_alive():
+            return None
+        view, self._warm_view = self._warm_view, None
+        return view
+
+    def wait_warm(self, timeout: float = 30.0) -> None:
+        """Wait for a warm-up started earlier (no-op otherwise), so work is not done twice."""
+        thread = self._warm_thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
 
     # --- paths -------------------------------------------------------------------------
 

@@ -6,11 +6,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Markdown, Static
+from textual.widget import Widget
+from textual.widgets import Static
 
 from workbench.engine.jsutil import format_file_size
 from workbench.engine.memory_models import LintFinding, MemoryDocument
@@ -73,16 +76,31 @@ class MemoryPane(Pane):
     show_source: reactive[bool] = reactive(False, init=False)
     """Show the raw file instead of the rendered markdown."""
 
-    def __init__(self, *, now_ms: Callable[[], float] | None = None, id: str | None = None) -> None:  # noqa: A002
+    def __init__(
+        self,
+        *,
+        now_ms: Callable[[], float] | None = None,
+        lazy_markdown: bool = False,
+        id: str | None = None,  # noqa: A002
+    ) -> None:
         super().__init__(id=id)
         self._now_ms = now_ms or (lambda: time.time() * 1000)
+        # With `lazy_markdown` the body starts as plain text until `enable_markdown()`: the
+        # Markdown widget and markdown-it cost ~150 ms to import and lay out, too much for the
+        # app's first frame.
+        self._markdown_enabled = not lazy_markdown
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(classes="memory-scroll"):
             yield Static(classes="memory-header")
             yield Static(classes="memory-frontmatter")
             yield Static(classes="memory-lints")
-            yield Markdown(classes="memory-body")
+            if self._markdown_enabled:
+                from textual.widgets import Markdown
+
+                yield Markdown(classes="memory-body")
+            else:
+                yield Static(classes="memory-body-plain")
             yield Static(classes="memory-source")
 
     def on_mount(self) -> None:
@@ -173,17 +191,49 @@ class MemoryPane(Pane):
             rows.append(Content.styled("No frontmatter.", "$foreground-muted"))
         return Content("\n").join(rows)
 
+    def enable_markdown(self) -> None:
+        """Swap the plain body for rendered markdown (called once the first frame is shown)."""
+        if self._markdown_enabled:
+            return
+        self._markdown_enabled = True
+        self._import_markdown()
+
+    @work(thread=True, exclusive=True, group="markdown-import")
+    def _import_markdown(self) -> None:
+        # Importing off the UI thread keeps the screen answering keys meanwhile.
+        from textual.widgets import Markdown
+
+        self.post_message(self._MarkdownReady(Markdown))
+
+    class _MarkdownReady(Message):
+        """The Markdown widget class finished importing."""
+
+        def __init__(self, widget_class: type[Widget]) -> None:
+            super().__init__()
+            self.widget_class = widget_class
+
+    async def on_memory_pane__markdown_ready(self, message: _MarkdownReady) -> None:
+        message.stop()
+        plain = self.query_one(".memory-body-plain", Static)
+        await self.query_one(".memory-scroll", VerticalScroll).mount(
+            message.widget_class(classes="memory-body"), after=plain
+        )
+        await plain.remove()
+        if self.document is not None:
+            self._render_body(self.document)
+
     def _render_body(self, document: MemoryDocument) -> None:
-        markdown = self.query_one(".memory-body", Markdown)
         source = self.query_one(".memory-source", Static)
+        bodies = self.query(".memory-body")
+        body = bodies.first() if bodies else self.query_one(".memory-body-plain", Static)
         if self.show_source or document.binary or len(document.body) > MAX_RENDERED_CHARS:
             from textual.highlight import highlight  # pygments: only when source is shown
 
             text = document.text if not document.binary else "(binary content not shown)"
             source.update(highlight(text[: MAX_RENDERED_CHARS * 2], language="markdown"))
             source.display = True
-            markdown.display = False
+            body.display = False
         else:
-            markdown.update(document.body)
-            markdown.display = True
+            body.update(document.body if bodies else Content(document.body))  # type: ignore[attr-defined]
+            body.display = True
             source.display = False

@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, Tree
+from textual.widgets import Input, Static, TabbedContent, TabPane, Tree
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
@@ -52,6 +52,7 @@ from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.panes.registry import PANE_INFOS, PaneInfo
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.prompt import TextPromptModal
+from workbench.ui.widgets.footer import CoalescingFooter
 from workbench.ui.widgets.memory_tree import MemoryTree
 from workbench.ui.widgets.status_line import StatusLine
 
@@ -110,6 +111,29 @@ class PaneSlot(Widget):
         return self._pane
 
 
+FIRST_PAINT_ENV = "WORKBENCH_FIRST_PAINT_FILE"
+"""benchmarks/bench_startup.py sets this: the app records when its first full frame (tree and
+document) was painted, then quits, so start-up is timed on the real `workbench demo` path."""
+
+
+def _report_first_paint(memories: int) -> bool:
+    target = os.environ.get(FIRST_PAINT_ENV)
+    if not target:
+        return False
+    import json
+    import sys
+    import time
+
+    heavy = [
+        m
+        for m in ("anthropic", "tiktoken", "watchfiles", "httpx", "yaml", "markdown_it", "pygments")
+        if m in sys.modules
+    ]
+    with open(target, "w", encoding="utf-8") as handle:
+        json.dump({"painted": time.time(), "memories": memories, "heavy": heavy}, handle)
+    return True
+
+
 class MainScreen(Screen[None]):
     """Browse, inspect and edit the project's memory."""
 
@@ -158,14 +182,16 @@ class MainScreen(Screen[None]):
                 for info in PANE_INFOS:
                     with TabPane(info.tab, id=f"pane-{info.id}"):
                         if info.id == "memory":
-                            yield MemoryPane(now_ms=app.now_ms, id="memory-pane")
+                            yield MemoryPane(
+                                now_ms=app.now_ms, lazy_markdown=True, id="memory-pane"
+                            )
                         elif info.id == "index":
                             # The scan feeds it: mounted after the first frame (Textual's Lazy).
                             yield Lazy(IndexPane(id="index-pane"))
                         else:
                             yield PaneSlot(info, app.now_ms)
         yield StatusLine(id="status")
-        yield Footer()
+        yield CoalescingFooter()
 
     def on_mount(self) -> None:
         app = self.workbench
@@ -179,7 +205,15 @@ class MainScreen(Screen[None]):
         status.engine_path = ENGINE_PATH
         self.query_one(MemoryTree).focus()
         self.watch(self.app, "theme", self._theme_changed, init=False)
-        self._load_memories(first_document=True)
+        view = app.engine.memories.take_warm_view()
+        if view is None:
+            self._load_memories(first_document=True)
+            return
+        # The front end warmed the store while the UI was importing: show it at once.
+        snapshot = MemorySnapshot(view.entries, view.index, view.team_index, view.folder_exists)
+        self.post_message(MemoriesLoaded(snapshot))
+        if view.first_document is not None:
+            self.post_message(DocumentLoaded(view.first_document))
 
     @property
     def tree(self) -> MemoryTree:
@@ -313,6 +347,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
     def _load_memories(self, first_document: bool = False) -> None:
         store = self.workbench.engine.memories
+        store.wait_warm()
         worker = get_current_worker()
         try:
             folder_exists = os.path.isdir(store.root)
@@ -376,6 +411,10 @@ class MainScreen(Screen[None]):
     def _start_building_panes(self) -> None:
         if not self._panes_built:
             self._panes_built = True
+            if _report_first_paint(len(self.snapshot.entries) if self.snapshot else 0):
+                self.app.exit()
+                return
+            self.query_one(MemoryPane).enable_markdown()
             # The first full frame (tree and document) is on screen: build the other panes
             # now, so importing and composing them never delays it.
             self.run_worker(self._build_panes(), group="panes")
