@@ -15,17 +15,44 @@ from collections.abc import Sequence
 from workbench import __version__
 from workbench.commands.common import ExitCode, add_common_options, fail
 
+FRONT_MODULE = "workbench.commands.front"
 COMMAND_MODULES = (
-    "workbench.commands.front",
+    FRONT_MODULE,
     "workbench.commands.store",
     "workbench.commands.context",
     "workbench.commands.agents",
     "workbench.commands.team",
 )
+FRONT_COMMANDS = frozenset({"tui", "demo"})
+# Options that take a value, so the word after them is never the command name.
+_VALUE_OPTIONS = frozenset(
+    {
+        "--config-home",
+        "--project",
+        "--memory-dir",
+        "--settings",
+        "--theme",
+        "--themes-dir",
+        "--sample",
+    }
+)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every registered command."""
+def first_command(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line, or None when there is none."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _VALUE_OPTIONS:
+            skip = True
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The parser with the commands of `modules` (all of them by default)."""
     common = argparse.ArgumentParser(add_help=False)
     add_common_options(common)
     parser = argparse.ArgumentParser(
@@ -35,20 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue  # an area that has not landed yet
-        module.register(subparsers, common)
+    for module_name in modules:
+        importlib.import_module(module_name).register(subparsers, common)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code (0 ok, 1 act on it, 2 bad input)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    wants_help = any(token in ("-h", "--help") for token in argv)
+    # Opening the app needs only the front commands; skip importing the other areas.
+    app_only = not wants_help and first_command(argv) in FRONT_COMMANDS | {None}
+    parser = build_parser((FRONT_MODULE,) if app_only else COMMAND_MODULES)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

@@ -206,3 +206,30 @@ def test_python_dash_m_entry_point():
         [sys.executable, "-m", "workbench", "--help"], capture_output=True, text=True
     )
     assert out.returncode == 0 and "COMMAND" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        ([], None),
+        (["demo"], "demo"),
+        (["--project", "demo", "ls"], "ls"),
+        (["--json", "tui"], "tui"),
+        (["--theme", "x", "demo", "--sample", "healthy"], "demo"),
+    ],
+)
+def test_first_command_skips_option_values(argv, command):
+    from workbench.cli import first_command
+
+    assert first_command(argv) == command
+
+
+def test_opening_the_app_imports_only_the_front_commands():
+    code = (
+        "import sys, workbench.cli as c\n"
+        "argv = ['demo']\n"
+        "c.build_parser((c.FRONT_MODULE,)) if c.first_command(argv) in c.FRONT_COMMANDS else None\n"
+        "print(sorted(m for m in sys.modules if m.startswith('workbench.commands.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['workbench.commands.common', 'workbench.commands.front']"
