@@ -1,0 +1,26 @@
+"""The README stays true: its two commands come first and every key binding id is listed."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_opens_with_the_two_commands():
+    first_block = README.split("```", 2)[1]
+    assert "make run" in first_block and "make test" in first_block
+
+
+def test_every_binding_id_is_documented():
+    from workbench.ui.actions import ACTIONS
+    from workbench.ui.panes.registry import PANE_INFOS
+
+    ids = [spec.id for spec in ACTIONS]
+    for info in PANE_INFOS:
+        ids.extend(
+            spec.id for spec in getattr(importlib.import_module(info.module), "PANE_ACTIONS", ())
+        )
+    missing = [binding_id for binding_id in ids if f"`{binding_id}`" not in README]
+    assert missing == []
