@@ -99,3 +99,25 @@ def test_demo_review_queue_has_proposals(tmp_path):
         assert all(p.source == "demo" for p in proposals)
         result = session.engine.agents.review.accept(proposals[0].id)
         assert result is not None
+
+
+def test_demo_team_later_waits_for_start_and_never_refuses_early_requests(tmp_path):
+    # The app spawns the server after its first frame; a request made before then waits in
+    # the listening socket's backlog instead of being refused.
+    with demo_session("healthy", folder=tmp_path / "demo", team_later=True) as session:
+        assert session.child is None
+        assert session.server_url and _port_open(session.server_url)
+        session.start_team()
+        child = session.child
+        assert child is not None
+        session.start_team()  # a second call starts nothing new
+        assert session.child is child
+        assert "pushed: ok after 1 conflict retries" in session.wait_ready()
+    assert child.returncode is not None
+
+
+def test_demo_team_later_never_started_stops_cleanly(tmp_path):
+    with demo_session("healthy", folder=tmp_path / "demo", team_later=True) as session:
+        url = session.server_url
+        assert session.child is None
+    assert url and not _port_open(url)

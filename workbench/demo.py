@@ -14,9 +14,12 @@ It also drops a team file holding a credential-shaped token (built here at run t
 committed) so the secret guard and the redaction preview have something to show.
 
 The server and the script run in a child process (`python -m workbench.demo --serve …`) on a
-socket the parent binds, so the URL is known at once and the app's first paint does not wait
-for uvicorn, starlette or httpx to import. The child exits when the parent closes its stdin.
-No front-end code here: the CLI's `demo` command opens the app inside `demo_session()`.
+socket the parent binds and listens on, so the URL is known at once and the app's first paint
+does not wait for uvicorn, starlette or httpx to import. With `team_later=True` the child is
+spawned only when `DemoSession.start_team()` is called (the app does so once its first frame
+is painted), so on a two-core machine it does not compete with the app's start-up; requests
+made before then wait in the socket's backlog. The child exits when the parent closes its
+stdin. No front-end code here: the CLI's `demo` command opens the app inside `demo_session()`.
 """
 
 from __future__ import annotations
@@ -42,6 +45,36 @@ DEMO_REPO_FALLBACK = "acme-demo/sample"
 READY = "demo-ready"
 
 
+class _TeamChild:
+    """The demo's team server process: its socket is bound at once, the process spawned on
+    `start()` (once; thread-safe)."""
+
+    def __init__(self, root: Path, sample: InstalledSample) -> None:
+        self._root, self._sample = root, sample
+        self._sock: socket.socket | None = _listening_socket()
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self.token = secrets.token_urlsafe(24)
+        self.child: subprocess.Popen[str] | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._sock is not None:
+                self.child = _start_child(
+                    self._root, self._sample, self._sock, self.url, self.token
+                )
+                self._sock.close()  # the child holds its own copy of the listening socket
+                self._sock = None
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._sock is not None:  # never started
+                self._sock.close()
+                self._sock = None
+            if self.child is not None:
+                _stop_child(self.child)
+
+
 @dataclass
 class DemoSession:
     """What the demo started, for the app and for tests."""
@@ -50,12 +83,25 @@ class DemoSession:
     engine: Engine
     folder: Path
     server_url: str | None = None
-    child: subprocess.Popen[str] | None = None
     notes: list[str] = field(default_factory=list)
     """What the opening script did, once the child reported it (see `wait_ready`)."""
+    _team: _TeamChild | None = None
+
+    @property
+    def child(self) -> subprocess.Popen[str] | None:
+        """The team server process, once started."""
+        return self._team.child if self._team is not None else None
+
+    def start_team(self) -> None:
+        """Spawn the team server process now if it waits for this (`team_later`); no-op
+        otherwise, and when it is already running."""
+        if self._team is not None:
+            self._team.start()
 
     def wait_ready(self, timeout: float = 30.0) -> list[str]:
-        """Block until the child has played the opening script; returns its notes."""
+        """Block until the child has played the opening script (starting it first if it
+        waits); returns its notes."""
+        self.start_team()
         stdout = self.child.stdout if self.child is not None else None
         if stdout is None:
             return self.notes
@@ -107,9 +153,16 @@ def _environ(name: str, value: str) -> Iterator[None]:
 
 @contextlib.contextmanager
 def demo_session(
-    sample_name: str, *, folder: str | os.PathLike[str] | None = None, with_team: bool = True
+    sample_name: str,
+    *,
+    folder: str | os.PathLike[str] | None = None,
+    with_team: bool = True,
+    team_later: bool = False,
 ) -> Iterator[DemoSession]:
-    """Install `sample_name`, start the demo services, and stop and remove everything after."""
+    """Install `sample_name`, start the demo services, and stop and remove everything after.
+
+    With `team_later` the team server's process is spawned by `DemoSession.start_team()`
+    (its URL and token are set up at once either way)."""
     with contextlib.ExitStack() as stack:
         if folder is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="workbench-demo-"))
@@ -121,15 +174,17 @@ def demo_session(
         # Demo changes, their undo history and sync state stay inside the temporary folder.
         stack.enter_context(_environ("WORKBENCH_HOME", str(root / "workbench-home")))
         env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
-        url = child = None
+        team = None
         if with_team:
-            url, token, child = _start_child(root, sample)
-            stack.callback(_stop_child, child)
-            env.update({"TEAM_MEMORY_SYNC_URL": url, "WORKBENCH_TEAM_TOKEN": token})
+            team = _TeamChild(root, sample)
+            stack.callback(team.stop)
+            env.update({"TEAM_MEMORY_SYNC_URL": team.url, "WORKBENCH_TEAM_TOKEN": team.token})
+            if not team_later:
+                team.start()
         engine = Engine.open(sample.project_root, config_home=str(sample.config_home), env=env)
-        if child is None:
+        if team is None:
             _stage_proposals(engine)  # otherwise the child stages them, off the start-up path
-        yield DemoSession(sample, engine, root, server_url=url, child=child)
+        yield DemoSession(sample, engine, root, server_url=team.url if team else None, _team=team)
 
 
 def _stage_proposals(engine: Engine) -> None:
@@ -168,13 +223,19 @@ def _stage_proposals(engine: Engine) -> None:
     engine.agents.review.propose(staged, source="demo", note="staged by the demo, not by a model")
 
 
-def _start_child(root: Path, sample: InstalledSample) -> tuple[str, str, subprocess.Popen[str]]:
+def _listening_socket() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    # Listening already: a request made before the child serves waits instead of being refused.
+    sock.listen()
     sock.set_inheritable(True)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    token = secrets.token_urlsafe(24)
+    return sock
+
+
+def _start_child(
+    root: Path, sample: InstalledSample, sock: socket.socket, url: str, token: str
+) -> subprocess.Popen[str]:
     command = [
         sys.executable, "-m", "workbench.demo", "--serve",
         "--fd", str(sock.fileno()),
@@ -193,8 +254,7 @@ def _start_child(root: Path, sample: InstalledSample) -> tuple[str, str, subproc
         text=True,
         env=child_env,
     )
-    sock.close()  # the child holds its own copy of the listening socket
-    return url, token, child
+    return child
 
 
 def _stop_child(child: subprocess.Popen[str]) -> None:

@@ -459,3 +459,43 @@ async def test_watcher_picks_up_files_written_outside(memory_project, app_factor
             if any(e.path == "user_new.md" for e in tree.entries):
                 break
         assert any(e.path == "user_new.md" for e in tree.entries)
+
+
+async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
+    memory_project, monkeypatch
+):
+    # The front ends warm the store while the UI imports; the main screen applies that view
+    # while mounting (no scan worker, no message round trip), so the first frame holds the
+    # tree and the first memory; then it runs the after-first-paint hook exactly once.
+    import functools
+
+    from tests.ui.conftest import TEST_SETTINGS
+    from workbench.ui.app import make_app
+
+    at_mount: list[tuple[bool, bool]] = []
+    original = MainScreen.on_mount
+
+    @functools.wraps(original)
+    def on_mount(self: MainScreen) -> None:
+        original(self)
+        at_mount.append((self.tree.filled, self.query_one(MemoryPane).document is not None))
+
+    monkeypatch.setattr(MainScreen, "on_mount", on_mount)
+
+    engine = memory_project.engine()
+    engine.memories.warm_up()
+    engine.memories.wait_warm()
+    calls: list[int] = []
+    app = make_app(
+        engine, TEST_SETTINGS, now=memory_project.now, after_first_paint=lambda: calls.append(1)
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert at_mount == [(True, True)]
+        assert not [w for w in app.workers if w.group == "scan"]
+        await settle(app, pilot)
+        assert calls == [1]
+        first = screen.tree.entries[0].path
+        assert screen.tree.selected_path == first
+        assert screen.query_one(MemoryPane).document.entry.path == first

@@ -59,6 +59,7 @@ def run_tui(args: argparse.Namespace) -> int:
     """Open the app on the current (or given) project."""
     settings = load_front_settings(args)
     engine = open_engine(args)
+    engine.memories.warm_up()  # reads the folder while the UI imports
     from workbench.ui.app import make_app
 
     make_app(engine, settings).run()
@@ -71,8 +72,15 @@ def run_demo(args: argparse.Namespace) -> int:
 
     settings = load_front_settings(args)
     sample_name = getattr(args, "sample", DEFAULT_SAMPLE)
-    with demo_session(sample_name) as session:
+    # The team server's process starts once the app's first frame is painted.
+    with demo_session(sample_name, team_later=True) as session:
+        session.engine.memories.warm_up()  # reads the folder while the UI imports
         from workbench.ui.app import make_app
 
-        make_app(session.engine, settings, demo_name=session.sample.name).run()
+        make_app(
+            session.engine,
+            settings,
+            demo_name=session.sample.name,
+            after_first_paint=session.start_team,
+        ).run()
     return ExitCode.OK

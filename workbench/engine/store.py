@@ -161,9 +161,11 @@ class MemoryStore:
         except Exception:  # noqa: BLE001 - best effort: the front end's own load reports errors
             self._warm_view = None
 
-    def take_warm_view(self) -> WarmView | None:
-        """The view `warm_up` prepared, once, if it is finished; never blocks."""
+    def take_warm_view(self, wait: float = 0.0) -> WarmView | None:
+        """The view `warm_up` prepared, once, if it is finished within `wait` seconds."""
         thread = self._warm_thread
+        if thread is not None and wait > 0:
+            thread.join(wait)
         if thread is None or thread.is_alive():
             return None
         view, self._warm_view = self._warm_view, None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -68,11 +68,15 @@ class WorkbenchApp(App[None]):
         now: float | None = None,
         theme_dirs: Sequence[Path] | None = None,
         demo_name: str | None = None,
+        after_first_paint: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
         self.engine = engine
         self.settings = settings
         self.demo_name = demo_name
+        self._after_first_paint = after_first_paint
+        """Run in a worker once the main screen's first full frame is painted (the demo
+        starts its team server then, so the server's start-up does not compete with ours)."""
         self._fixed_now_ms = None if now is None else now * 1000
         self.animation_level = settings.animation
         self.theme_problems: list[str] = []
@@ -153,6 +157,12 @@ class WorkbenchApp(App[None]):
         from workbench.ui.screens.main import MainScreen
 
         return MainScreen()
+
+    def first_paint_done(self) -> None:
+        """The main screen painted its first full frame: start what was waiting for it."""
+        callback, self._after_first_paint = self._after_first_paint, None
+        if callback is not None:
+            self.run_worker(callback, thread=True, group="after-first-paint", exit_on_error=False)
 
     def on_mount(self) -> None:
         keymap = dict(self.settings.keymap)
@@ -257,8 +267,14 @@ def make_app(
     now: float | None = None,
     theme_dirs: Sequence[Path] | None = None,
     demo_name: str | None = None,
+    after_first_paint: Callable[[], object] | None = None,
 ) -> WorkbenchApp:
     """Build the app the way the CLI does; tests use this too."""
     return WorkbenchApp(
-        engine, settings or Settings(), now=now, theme_dirs=theme_dirs, demo_name=demo_name
+        engine,
+        settings or Settings(),
+        now=now,
+        theme_dirs=theme_dirs,
+        demo_name=demo_name,
+        after_first_paint=after_first_paint,
     )

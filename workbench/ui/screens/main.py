@@ -66,6 +66,9 @@ WATCH_DELAY_S = 1.0
 PANES_FALLBACK_S = 5.0
 """The panes are built once the tree and the first document are painted, or this long after
 the first scan at the latest."""
+WARM_WAIT_S = 0.3
+"""How long the first mount waits for the warm-up's view of the folder before scanning itself
+(a 10,000-memory folder takes longer: the tree then fills in when its scan lands)."""
 LEGEND = Content.assemble(
     ("U", "bold $memory-user"),
     " user  ",
@@ -130,7 +133,15 @@ def _report_first_paint(memories: int) -> bool:
         if m in sys.modules
     ]
     with open(target, "w", encoding="utf-8") as handle:
-        json.dump({"painted": time.time(), "memories": memories, "heavy": heavy}, handle)
+        json.dump(
+            {
+                "painted": time.time(),
+                "cpu": time.process_time(),
+                "memories": memories,
+                "heavy": heavy,
+            },
+            handle,
+        )
     return True
 
 
@@ -205,15 +216,20 @@ class MainScreen(Screen[None]):
         status.engine_path = ENGINE_PATH
         self.query_one(MemoryTree).focus()
         self.watch(self.app, "theme", self._theme_changed, init=False)
-        view = app.engine.memories.take_warm_view()
+        # Waiting a moment here costs no more than the frames a later scan result would.
+        view = app.engine.memories.take_warm_view(wait=WARM_WAIT_S)
         if view is None:
             self._load_memories(first_document=True)
             return
-        # The front end warmed the store while the UI was importing: show it at once.
+        # The front end warmed the store while the UI was importing: applied here, before
+        # the first frame, so that frame already holds the tree and the first memory (posting
+        # the messages instead would queue them behind the start-up's own and cost frames).
         snapshot = MemorySnapshot(view.entries, view.index, view.team_index, view.folder_exists)
-        self.post_message(MemoriesLoaded(snapshot))
+        self._memories_loaded(MemoriesLoaded(snapshot))
+        if self.tree.filled:  # a small folder fills in one go: no need to wait for the message
+            self._first_frame_done("tree")
         if view.first_document is not None:
-            self.post_message(DocumentLoaded(view.first_document))
+            self._document_loaded(DocumentLoaded(view.first_document))
 
     @property
     def tree(self) -> MemoryTree:
@@ -414,6 +430,7 @@ class MainScreen(Screen[None]):
             if _report_first_paint(len(self.snapshot.entries) if self.snapshot else 0):
                 self.app.exit()
                 return
+            self.workbench.first_paint_done()
             self.query_one(MemoryPane).enable_markdown()
             # The first full frame (tree and document) is on screen: build the other panes
             # now, so importing and composing them never delays it.

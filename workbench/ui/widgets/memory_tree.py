@@ -91,6 +91,8 @@ class MemoryTree(Tree[NodeData]):
         self._more_nodes: list[tuple[TreeNode[NodeData], str]] = []
         self.shown_count = 0
         """How many memories pass the filter."""
+        self.filled = False
+        """Every leaf of the latest rebuild has been added (`Filled` is posted then too)."""
 
     @property
     def entries(self) -> tuple[MemoryEntry, ...]:
@@ -132,6 +134,7 @@ class MemoryTree(Tree[NodeData]):
         previously_collapsed = {group.data for group in self.root.children if not group.is_expanded}
         self._generation += 1
         self._cursor_placed = False
+        self.filled = False
         self._more_nodes = []
         self.clear()
         pending: list[tuple[TreeNode[NodeData], list[MemoryEntry]]] = []
@@ -191,6 +194,7 @@ class MemoryTree(Tree[NodeData]):
             return
         for group, label in self._more_nodes:
             group.add_leaf(label, MORE)
+        self.filled = True
         self.post_message(self.Filled())
 
     # --- rendering ---------------------------------------------------------------------
