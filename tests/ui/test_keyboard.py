@@ -203,3 +203,43 @@ async def test_keymap_rebinds_a_pane_action_by_id(memory_project, app_factory):
         await settle(app, pilot)
         assert calls == ["refresh"]
     assert not [t for t in toasts if t.title == "Keymap"]  # a pane id is a known id
+
+
+async def test_footer_shows_the_focused_panes_keys_and_the_palette_last(
+    memory_project, app_factory
+):
+    from workbench.ui.widgets.footer import KeyHints
+
+    app = app_factory(memory_project, keymap={"new-memory": "ctrl+n"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        hints = app.screen.query_one(KeyHints).hints
+        assert ("^n", "New") in hints and ("n", "New") not in hints  # the keymap's key shows
+        assert hints[-1] == ("^p", "palette")
+        assert ("f1", "Help") in hints
+        await pilot.press("4")  # the gauge pane, with the focus in it
+        await settle(app, pilot)
+        gauge_hints = app.screen.query_one(KeyHints).hints
+        # The focused pane's own keys come first; the screen's stay after them.
+        assert gauge_hints[:2] == [("f5", "Refresh"), ("f", "Follow")]
+        assert ("f", "Follow") not in hints and ("^n", "New") in gauge_hints
+        assert gauge_hints[-1] == ("^p", "palette")
+
+
+async def test_clicking_a_footer_key_presses_it(memory_project, app_factory):
+    from workbench.ui.widgets.footer import KeyHints
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        footer = app.screen.query_one(KeyHints)
+        assert footer.hints[0] == ("n", "New")
+        await pilot.click(KeyHints, offset=(1, 0))  # on the key of the first hint
+        await settle(app, pilot)
+        assert isinstance(app.screen, MemoryEditorScreen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        # The palette's hint sits at the right edge: "│ ^p palette ".
+        await pilot.click(KeyHints, offset=(SIZE[0] - len(" palette ") - 2, 0))
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "CommandPalette"

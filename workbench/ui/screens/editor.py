@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Checkbox, Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import ConflictError, WorkbenchError
@@ -30,6 +30,7 @@ from workbench.ui.editing import compose_edit, editable_from
 from workbench.ui.messages import ChangeOutcome
 from workbench.ui.panes.memory import finding_line
 from workbench.ui.screens.confirm import ConfirmModal, ConflictChoice, ConflictModal
+from workbench.ui.widgets.footer import KeyHints
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
@@ -163,7 +164,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                 id="field-body",
             )
             yield Static(classes="editor-findings")
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         for widget in self.query("Input, TextArea"):

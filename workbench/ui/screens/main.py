@@ -52,7 +52,7 @@ from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.panes.registry import PANE_INFOS, PaneInfo
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.prompt import TextPromptModal
-from workbench.ui.widgets.footer import CoalescingFooter
+from workbench.ui.widgets.footer import KeyHints
 from workbench.ui.widgets.memory_tree import MemoryTree
 from workbench.ui.widgets.status_line import StatusLine
 
@@ -202,7 +202,7 @@ class MainScreen(Screen[None]):
                         else:
                             yield PaneSlot(info, app.now_ms)
         yield StatusLine(id="status")
-        yield CoalescingFooter()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         app = self.workbench
