@@ -67,7 +67,14 @@ async def test_palette_offers_every_applicable_action(memory_project, app_factor
         assert expected <= titles
         assert "Index: Shorten long lines" not in titles
         assert {"Theme", "Keys", "Quit", "Screenshot"} <= titles  # Textual's own stay
-        # Every pane verb whose pane says it applies (its check_action), and no other.
+        # Panes are built when first shown: until then the palette offers all their verbs.
+        assert app.screen.pane("session") is None
+        assert {spec.title for _info, spec in pane_actions()} <= titles
+        for info, _spec in pane_actions():
+            await app.screen.built_pane(info.id)
+        await settle(app, pilot)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        # Built, every pane verb whose pane says it applies (its check_action), and no other.
         for info, spec in pane_actions():
             pane = app.screen.pane(info.id)
             assert pane is not None, info.id
@@ -180,9 +187,11 @@ async def test_palette_runs_a_pane_action_on_its_pane(memory_project, app_factor
         pane = app.screen.pane("team")
         assert pane is not None and pane.report is not None  # type: ignore[attr-defined]
         assert pane in app.focused.ancestors_with_self  # type: ignore[union-attr]
-        # A pane action that does not apply yet is not offered (no session notes on show).
-        session = app.screen.query_one(SessionPane)
-        assert session.notes is None
+        # A pane action that does not apply yet is not offered once its pane is built (no
+        # session notes on show).
+        session = await app.screen.built_pane("session")
+        await settle(app, pilot)
+        assert isinstance(session, SessionPane) and session.notes is None
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert "Session: Toggle notes text" not in titles
 

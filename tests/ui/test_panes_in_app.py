@@ -9,7 +9,7 @@ import time
 import pytest
 from textual.widgets import Input, OptionList, Static
 
-from tests.ui.conftest import TEST_SETTINGS, settle
+from tests.ui.conftest import TEST_SETTINGS, Toasts, settle
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.ui.actions import PANES
@@ -61,7 +61,11 @@ async def test_each_digit_brings_its_pane_forward_with_the_focus_in_it(sample_ap
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        assert not screen.query(PaneSlot)  # every pane was built after the first scan
+        # Panes are built when first shown (their modules are imported after the first frame).
+        assert {slot.id for slot in screen.query(PaneSlot)} == {
+            f"slot-{pane_id}"
+            for pane_id in ("session", "gauge", "compaction", "recall", "team", "review")
+        }
         for pane_id, (target, label) in FOCUS_AND_LABEL.items():
             await pilot.press(NUMBERS[pane_id])
             await settle(app, pilot)
@@ -82,7 +86,7 @@ async def test_panes_load_only_once_they_are_shown(sample_app):
         await settle(app, pilot)
         screen = app.screen
         for pane_id in ("session", "gauge", "compaction", "team", "review"):
-            pane = screen.pane(pane_id)
+            pane = await screen.built_pane(pane_id)
             assert isinstance(pane, Pane) and not pane.has_content, pane_id
             assert pane.engine_label == ""
         await pilot.press(NUMBERS["gauge"])
@@ -178,3 +182,44 @@ async def test_a_pane_fed_an_empty_queue_says_so():
         pane = app.query_one(ReviewPane)
         assert pane.has_class("-empty")
         assert "The review queue is empty" in str(pane.query_one(EmptyState, Static).render())
+
+
+async def test_clicking_a_tab_builds_its_pane(sample_app):
+    app = sample_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.pane("compaction") is None
+        await pilot.click("#--content-tab-pane-compaction")
+        await settle(app, pilot)
+        assert screen.active_pane == "compaction"
+        pane = screen.pane("compaction")
+        assert pane is not None and pane.has_content
+
+
+async def test_a_palette_verb_of_an_unbuilt_pane_builds_it_and_asks_it_first(sample_app):
+    app = sample_app()
+    toasts = Toasts()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=toasts) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen) and screen.pane("session") is None
+        # No notes are open yet, so the pane refuses the toggle once it is built.
+        await screen.run_pane_action("session", "toggle_notes_text")
+        await settle(app, pilot)
+        pane = screen.pane("session")
+        assert pane is not None and screen.active_pane == "session"
+        assert any("Not available in the Session" in toast.message for toast in toasts)
+
+
+async def test_quitting_while_a_pane_is_being_built_is_clean(sample_app):
+    app = sample_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        building = app.run_worker(screen.built_pane("team"), group="panes")
+        await pilot.press("ctrl+q")
+    assert app.return_code in (None, 0)
+    # Cancelled with the app, or finished: never a MountError into a tab already gone.
+    assert building.error is None or type(building.error).__name__ == "CancelledError"

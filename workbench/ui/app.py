@@ -215,14 +215,13 @@ class WorkbenchApp(App[None]):
             yield from self._pane_commands(screen)
 
     def _pane_commands(self, screen: MainScreen) -> Iterable[SystemCommand]:
-        """Every pane verb whose pane is built and says it applies now."""
+        """Every pane verb that applies now; a pane not built yet (panes are built when first
+        shown) offers all of its verbs, and decides once built (`run_pane_action`)."""
         from workbench.ui.panes.registry import pane_actions
 
         for info, spec in pane_actions():
             pane = screen.pane(info.id)
-            if pane is None:
-                continue
-            if pane.check_action(spec.action.split("(", 1)[0], ()):
+            if pane is None or pane.check_action(spec.action.split("(", 1)[0], ()):
                 yield SystemCommand(
                     spec.title,
                     spec.help,

@@ -7,6 +7,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.engine.context.follow import TranscriptFollower
 from workbench.engine.context.gauge import read_gauge_tail
@@ -302,3 +304,32 @@ def test_replay_treats_a_user_compact_command_as_manual():
     )
     [judged] = report.compactions
     assert judged.agrees is None and "/compact" in judged.note
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.binary(max_size=80).map(lambda b: bytes(b"ab\n"[x % 3] for x in b)),
+    needle=st.text(alphabet="ab", min_size=1, max_size=4).map(str.encode),
+    bounds=st.tuples(st.integers(0, 80), st.integers(0, 80)),
+    window=st.integers(1, 9),
+)
+def test_windowed_search_finds_what_one_search_finds(
+    tmp_path_factory, data, needle, bounds, window
+):
+    # The gauge searches big files a window at a time (so the UI thread is not starved of the
+    # GIL); matches across window edges must still be found, first and last alike.
+    import mmap
+
+    from workbench.engine.context import gauge
+
+    path = tmp_path_factory.mktemp("find") / "t.bin"
+    path.write_bytes(data or b"\n")
+    start, end = sorted(min(b, max(len(data), 1)) for b in bounds)
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        previous = gauge.SEARCH_WINDOW
+        gauge.SEARCH_WINDOW = window
+        try:
+            assert gauge._find(view, needle, start, end) == view.find(needle, start, end)
+            assert gauge._rfind(view, needle, start, end) == view.rfind(needle, start, end)
+        finally:
+            gauge.SEARCH_WINDOW = previous

@@ -206,7 +206,7 @@ def _model_from(entries: list[Entry]) -> str | None:
 def _search_model(view: mmap.mmap, before: int, sidechain: bool) -> str | None:
     position = before
     for _ in range(_MODEL_SEARCH_LIMIT):
-        hit = view.rfind(_ASSISTANT_MARK, 0, position)
+        hit = _rfind(view, _ASSISTANT_MARK, 0, position)
         if hit == -1:
             return None
         start = view.rfind(b"\n", 0, hit) + 1
@@ -223,11 +223,39 @@ def _search_model(view: mmap.mmap, before: int, sidechain: bool) -> str | None:
     return None
 
 
+SEARCH_WINDOW = 1 << 22
+"""Bytes searched per call: mmap's find holds the GIL for a whole search, and a 100 MB file
+searched in one go froze the UI thread for ~50 ms while the gauge ran in a worker."""
+
+
+def _find(view: mmap.mmap, needle: bytes, start: int, end: int) -> int:
+    """`view.find(needle, start, end)`, a window at a time (windows overlap by the needle)."""
+    while start < end:
+        stop = min(start + SEARCH_WINDOW, end)
+        hit = view.find(needle, start, min(stop + len(needle) - 1, end))
+        if hit != -1:
+            return hit
+        start = stop
+    return -1
+
+
+def _rfind(view: mmap.mmap, needle: bytes, start: int, end: int) -> int:
+    """`view.rfind(needle, start, end)`, a window at a time from the end."""
+    top = end
+    while top > start:
+        low = max(top - SEARCH_WINDOW, start)
+        hit = view.rfind(needle, low, min(top + len(needle) - 1, end))
+        if hit != -1:
+            return hit
+        top = low
+    return -1
+
+
 def _scan_compactions(view: mmap.mmap, size: int, sidechain: bool) -> list[CompactionEvent]:
     events: list[CompactionEvent] = []
     position = 0
     while True:
-        hit = view.find(_BOUNDARY_MARK, position)
+        hit = _find(view, _BOUNDARY_MARK, position, size)
         if hit == -1:
             return events
         start = view.rfind(b"\n", 0, hit) + 1

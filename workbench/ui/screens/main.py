@@ -25,7 +25,7 @@ from textual.lazy import Lazy
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.widget import MountError, Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane, Tree
 from textual.worker import get_current_worker
 
@@ -106,8 +106,12 @@ class PaneSlot(Widget):
         if self._pane is None:
             self._pane = self.info.build(self._now_ms)
             parent = cast(Widget, self.parent)
-            await parent.mount(self._pane, after=self)
-            self._mounted.set()
+            try:
+                await parent.mount(self._pane, after=self)
+            except MountError:
+                return self._pane  # the app is closing: its tab is already gone
+            finally:
+                self._mounted.set()
             await self.remove()
         else:
             await self._mounted.wait()
@@ -279,7 +283,15 @@ class MainScreen(Screen[None]):
         pane = await self.built_pane(pane_id)
         if pane is not None:
             self.show_pane(pane_id, focus=True)
-            self.call_after_refresh(pane.run_action, action)
+            self.call_after_refresh(self._run_if_applies, pane, action)
+
+    async def _run_if_applies(self, pane: Pane, action: str) -> None:
+        # The palette offers a pane's verbs before the pane is built; once it is, it decides.
+        name = action.split("(", 1)[0]
+        if pane.check_action(name, ()):
+            await pane.run_action(action)
+        else:
+            self.notify(f"Not available in the {pane.title} pane right now.", severity="warning")
 
     def _focus_into(self, pane: Pane | None) -> None:
         if pane is not None and pane.id != f"{self.active_pane}-pane":
@@ -334,10 +346,14 @@ class MainScreen(Screen[None]):
         main = [tab for tab in tabs if tab and tab.startswith("pane-")]
         return bool(main) and main[0] != f"pane-{pane_id}"
 
-    async def _build_panes(self) -> None:
-        """Build the waiting panes, one at a time so the screen keeps answering keys."""
+    @work(thread=True, group="pane-imports", exit_on_error=False)
+    def _import_panes(self) -> None:
+        """Import the panes' modules off the UI thread, so building one when it is first
+        shown only composes it (building all of them up front froze the screen for up to a
+        quarter of a second per pane)."""
         for info in PANE_INFOS:
-            await self.built_pane(info.id)
+            with contextlib.suppress(ImportError):
+                info.pane_class()
 
     # --- the engine label --------------------------------------------------------------
 
@@ -350,6 +366,8 @@ class MainScreen(Screen[None]):
     @on(TabbedContent.TabActivated, "#panes")
     def _pane_activated(self) -> None:
         self._show_engine_label()
+        # A tab clicked or a jump key: the pane is built now if it still waits in its slot.
+        self.run_worker(self.built_pane(self.active_pane), group="panes")
 
     def _show_engine_label(self) -> None:
         self.query_one(StatusLine).engine_path = self._engine_labels.get(self.active_pane, "")
@@ -432,9 +450,9 @@ class MainScreen(Screen[None]):
                 return
             self.workbench.first_paint_done()
             self.query_one(MemoryPane).enable_markdown()
-            # The first full frame (tree and document) is on screen: build the other panes
-            # now, so importing and composing them never delays it.
-            self.run_worker(self._build_panes(), group="panes")
+            # The first full frame (tree and document) is on screen: the other panes are
+            # built when first shown; their modules are imported meanwhile.
+            self._import_panes()
 
     @on(MemoriesFailed)
     def _memories_failed(self, message: MemoriesFailed) -> None:

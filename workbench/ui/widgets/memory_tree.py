@@ -34,7 +34,7 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
 NodeData = MemoryEntry | str
 # Columns after the name: " 12d" (5) + " 1.2k" (6) + " ▲" (2).
 _TAIL_WIDTH = 13
-BATCH_SIZE = 500
+BATCH_SIZE = 200
 MAX_PER_GROUP = 1_000
 """A tree of 10,000 rows helps nobody and costs Tree a full re-layout per change; past this
 the newest are shown and the filter (and the palette) reach the rest."""
@@ -91,6 +91,8 @@ class MemoryTree(Tree[NodeData]):
         self._more_nodes: list[tuple[TreeNode[NodeData], str]] = []
         self.shown_count = 0
         """How many memories pass the filter."""
+        self._leaf_width = 24
+        self._leaf_width_for: object = None
         self.filled = False
         """Every leaf of the latest rebuild has been added (`Filled` is posted then too)."""
 
@@ -203,7 +205,13 @@ class MemoryTree(Tree[NodeData]):
         # Leaves are padded to the widget's width, so measuring each one (which Tree does for
         # every line when it lays out) would render 10,000 labels for nothing.
         if isinstance(node.data, MemoryEntry):
-            return max(24, self.scrollable_content_region.width - self.guide_depth)
+            # Tree asks once per line while it rebuilds its line list; the width is worked out
+            # once per rebuild (a region computation each time cost ~0.2 s per 10,000 lines).
+            lines = self._tree_lines_cached
+            if lines is None or self._leaf_width_for is not lines:
+                self._leaf_width = max(24, self.scrollable_content_region.width - self.guide_depth)
+                self._leaf_width_for = lines
+            return self._leaf_width
         return super().get_label_width(node)
 
     def _style(self, component: str) -> Style:
