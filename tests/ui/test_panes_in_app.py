@@ -64,7 +64,7 @@ async def test_each_digit_brings_its_pane_forward_with_the_focus_in_it(sample_ap
         # Panes are built when first shown (their modules are imported after the first frame).
         assert {slot.id for slot in screen.query(PaneSlot)} == {
             f"slot-{pane_id}"
-            for pane_id in ("session", "gauge", "compaction", "recall", "team", "review")
+            for pane_id in ("index", "session", "gauge", "compaction", "recall", "team", "review")
         }
         for pane_id, (target, label) in FOCUS_AND_LABEL.items():
             await pilot.press(NUMBERS[pane_id])

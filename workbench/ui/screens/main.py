@@ -21,7 +21,6 @@ from textual.binding import BindingType
 from textual.color import Color
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.lazy import Lazy
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -200,9 +199,6 @@ class MainScreen(Screen[None]):
                             yield MemoryPane(
                                 now_ms=app.now_ms, lazy_markdown=True, id="memory-pane"
                             )
-                        elif info.id == "index":
-                            # The scan feeds it: mounted after the first frame (Textual's Lazy).
-                            yield Lazy(IndexPane(id="index-pane"))
                         else:
                             yield PaneSlot(info, app.now_ms)
         yield StatusLine(id="status")
