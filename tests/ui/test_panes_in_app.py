@@ -18,6 +18,7 @@ from workbench.ui.panes.base import EmptyState, Pane
 from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.review import ReviewPane
 from workbench.ui.screens.main import MainScreen, PaneSlot
+from workbench.ui.widgets.pane_tabs import PaneTabs
 from workbench.ui.widgets.status_line import StatusLine
 
 SIZE = (130, 40)
@@ -190,7 +191,9 @@ async def test_clicking_a_tab_builds_its_pane(sample_app):
         await settle(app, pilot)
         screen = app.screen
         assert screen.pane("compaction") is None
-        await pilot.click("#--content-tab-pane-compaction")
+        tabs = screen.query_one(PaneTabs)
+        start, end = tabs.span_of("pane-compaction")
+        await pilot.click(PaneTabs, offset=((start + end) // 2, 0))
         await settle(app, pilot)
         assert screen.active_pane == "compaction"
         pane = screen.pane("compaction")
@@ -223,3 +226,30 @@ async def test_quitting_while_a_pane_is_being_built_is_clean(sample_app):
     assert app.return_code in (None, 0)
     # Cancelled with the app, or finished: never a MountError into a tab already gone.
     assert building.error is None or type(building.error).__name__ == "CancelledError"
+
+
+async def test_the_tab_strip_moves_with_arrow_keys_and_wraps(sample_app):
+    app = sample_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        tabs = screen.query_one(PaneTabs)
+        screen.set_focus(tabs)
+        await pilot.press("right")
+        await settle(app, pilot)
+        assert screen.active_pane == "index" and tabs.active == "pane-index"
+        assert screen.pane("index") is not None  # built once it came forward
+        assert screen.query_one("#pane-switcher").current == "pane-index"
+        await pilot.press("left", "left")
+        await settle(app, pilot)
+        assert screen.active_pane == "review"  # from the first tab back round to the last
+        assert status_engine(app) == screen.engine_label("review")
+        # A click on the bar line does nothing; a click on a title brings it forward.
+        start, end = tabs.span_of("pane-gauge")
+        await pilot.click(PaneTabs, offset=(start + 1, 1))
+        await settle(app, pilot)
+        assert screen.active_pane == "review"
+        await pilot.click(PaneTabs, offset=(start + 1, 0))
+        await settle(app, pilot)
+        assert screen.active_pane == "gauge"

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import MountError, Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane, Tree
+from textual.widgets import ContentSwitcher, Input, Static, Tree
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
@@ -53,6 +53,7 @@ from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.prompt import TextPromptModal
 from workbench.ui.widgets.footer import KeyHints
 from workbench.ui.widgets.memory_tree import MemoryTree
+from workbench.ui.widgets.pane_tabs import PaneTabs
 from workbench.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -82,6 +83,10 @@ LEGEND = Content.assemble(
     ("▲", "$lint-warning"),
     (" lint", "$foreground-muted"),
 )
+
+
+class PaneBox(Vertical):
+    """One pane's place in the switcher (`#pane-<id>`): the pane, or its slot until built."""
 
 
 class PaneSlot(Widget):
@@ -192,15 +197,18 @@ class MainScreen(Screen[None]):
                 yield Input(placeholder="Filter memories (/)", id="memory-filter")
                 yield MemoryTree(now_ms=app.now_ms, id="memory-tree")
                 yield Static(LEGEND, classes="tree-legend")
-            with TabbedContent(id="panes", initial="pane-memory"):
-                for info in PANE_INFOS:
-                    with TabPane(info.tab, id=f"pane-{info.id}"):
-                        if info.id == "memory":
-                            yield MemoryPane(
-                                now_ms=app.now_ms, lazy_markdown=True, id="memory-pane"
-                            )
-                        else:
-                            yield PaneSlot(info, app.now_ms)
+            with Vertical(id="panes"):
+                tabs = [(f"pane-{info.id}", info.tab) for info in PANE_INFOS]
+                yield PaneTabs(tabs, active="pane-memory", id="pane-tabs")
+                with ContentSwitcher(id="pane-switcher", initial="pane-memory"):
+                    for info in PANE_INFOS:
+                        with PaneBox(id=f"pane-{info.id}"):
+                            if info.id == "memory":
+                                yield MemoryPane(
+                                    now_ms=app.now_ms, lazy_markdown=True, id="memory-pane"
+                                )
+                            else:
+                                yield PaneSlot(info, app.now_ms)
         yield StatusLine(id="status")
         yield KeyHints()
 
@@ -245,17 +253,18 @@ class MainScreen(Screen[None]):
         """
         if focus or (focus is None and self._focus_in_other_pane(pane_id)):
             # The focus moves before the old pane is hidden: a focused widget that is hidden
-            # hands the focus to a sibling in its own pane, and the tabs follow the focus back.
+            # hands the focus to a sibling in its own pane.
             pane = self.pane(pane_id)
             if pane is None or not pane.focus_default():
                 self.set_focus(None)
                 self.call_later(self._focus_pane, pane_id)
-        self.query_one("#panes", TabbedContent).active = f"pane-{pane_id}"
+        self.query_one(PaneTabs).active = f"pane-{pane_id}"
+        self._pane_in_front(pane_id)
 
     @property
     def active_pane(self) -> str:
         """The id of the pane in front."""
-        return self.query_one("#panes", TabbedContent).active.removeprefix("pane-")
+        return self.query_one(PaneTabs).active.removeprefix("pane-")
 
     def pane(self, pane_id: str) -> Pane | None:
         """The pane widget, once it has been built."""
@@ -291,15 +300,15 @@ class MainScreen(Screen[None]):
 
     def _focus_into(self, pane: Pane | None) -> None:
         if pane is not None and pane.id != f"{self.active_pane}-pane":
-            # Another pane came forward meanwhile (keys pressed in quick succession): focusing
-            # into this one now would bring it back (TabbedContent follows the focus).
+            # Another pane came forward meanwhile (keys pressed in quick succession): this one
+            # is hidden now and cannot take the focus.
             return
         if pane is not None and pane.focus_default():
             return
         if self.active_pane == "memory":
             self.set_focus(self.tree)
         else:
-            self.set_focus(self.query_one("#panes > ContentTabs"))
+            self.set_focus(self.query_one(PaneTabs))
 
     def on_descendant_focus(self) -> None:
         self._paint_focus_ring()
@@ -338,9 +347,8 @@ class MainScreen(Screen[None]):
         if focused is None:
             return False
         # Only the main tabs count (the recall pane has tabs of its own).
-        tabs = [node.id for node in focused.ancestors if isinstance(node, TabPane)]
-        main = [tab for tab in tabs if tab and tab.startswith("pane-")]
-        return bool(main) and main[0] != f"pane-{pane_id}"
+        boxes = [node.id for node in focused.ancestors if isinstance(node, PaneBox)]
+        return bool(boxes) and boxes[0] != f"pane-{pane_id}"
 
     @work(thread=True, group="pane-imports", exit_on_error=False)
     def _import_panes(self) -> None:
@@ -359,11 +367,20 @@ class MainScreen(Screen[None]):
         self._engine_labels[message.pane_id] = message.label
         self._show_engine_label()
 
-    @on(TabbedContent.TabActivated, "#panes")
-    def _pane_activated(self) -> None:
+    @on(PaneTabs.Activated, "#pane-tabs")
+    def _tab_picked(self, message: PaneTabs.Activated) -> None:
+        message.stop()
+        self._pane_in_front(message.tab_id.removeprefix("pane-"))
+
+    def _pane_in_front(self, pane_id: str) -> None:
+        """Show a pane's box (a tab click, a jump key), building the pane if it still waits in
+        its slot, and say which engine it runs."""
+        switcher = self.query_one("#pane-switcher", ContentSwitcher)
+        if switcher.current == f"pane-{pane_id}":
+            return
+        switcher.current = f"pane-{pane_id}"
         self._show_engine_label()
-        # A tab clicked or a jump key: the pane is built now if it still waits in its slot.
-        self.run_worker(self.built_pane(self.active_pane), group="panes")
+        self.run_worker(self.built_pane(pane_id), group="panes")
 
     def _show_engine_label(self) -> None:
         self.query_one(StatusLine).engine_path = self._engine_labels.get(self.active_pane, "")
