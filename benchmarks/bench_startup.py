@@ -2,8 +2,9 @@
 
 Each run spawns `python -m workbench demo` exactly as a user would (headless, 120x36): copy
 the `warnings` sample into a temporary folder, start the demo's team server, open the app.
-The app records the moment its first full frame (the memory tree and the first memory in the
-viewer) is painted and quits (`WORKBENCH_FIRST_PAINT_FILE`). As a baseline, a bare Textual app
+The app records the moment its first full frame (the memory tree with its cursor and the first
+memory in the viewer) is painted, which is Textual's `Ready` event when the mount had the
+warmed-up folder, and quits (`WORKBENCH_FIRST_PAINT_FILE`). As a baseline, a bare Textual app
 that paints one label gives the cost Textual itself sets, so the ratio is what the workbench
 adds. Bytecode is compiled first, as an installed package would have it.
 

@@ -481,6 +481,16 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
         at_mount.append((self.tree.filled, self.query_one(MemoryPane).document is not None))
 
     monkeypatch.setattr(MainScreen, "on_mount", on_mount)
+    at_ready: list[tuple[str | None, bool]] = []
+    shown = MainScreen.first_frame_shown
+
+    def first_frame_shown(self: MainScreen) -> None:
+        # Textual's Ready: the first frame is on the terminal. The cursor is on the newest
+        # memory already (placed before that frame), and the hook fires from here.
+        at_ready.append((self.tree.selected_path, bool(calls)))
+        shown(self)
+
+    monkeypatch.setattr(MainScreen, "first_frame_shown", first_frame_shown)
 
     engine = memory_project.engine()
     engine.memories.warm_up()
@@ -497,5 +507,6 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
         await settle(app, pilot)
         assert calls == [1]
         first = screen.tree.entries[0].path
+        assert at_ready == [(first, False)]
         assert screen.tree.selected_path == first
         assert screen.query_one(MemoryPane).document.entry.path == first

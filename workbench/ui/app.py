@@ -164,6 +164,12 @@ class WorkbenchApp(App[None]):
         if callback is not None:
             self.run_worker(callback, thread=True, group="after-first-paint", exit_on_error=False)
 
+    def on_ready(self) -> None:
+        from workbench.ui.screens.main import MainScreen
+
+        if isinstance(self.screen, MainScreen):
+            self.screen.first_frame_shown()
+
     def on_mount(self) -> None:
         keymap = dict(self.settings.keymap)
         if keymap:

@@ -448,6 +448,13 @@ class MainScreen(Screen[None]):
         message.stop()
         self._first_frame_done("tree")
 
+    def first_frame_shown(self) -> None:
+        """The app's first frame is on the terminal (Textual's `Ready`). When the mount had
+        the warm view, that frame already held the tree and the first memory: it is the first
+        full paint, and what waited for it starts now."""
+        if not self._first_frame_waits:
+            self._start_building_panes()
+
     def _first_frame_done(self, part: str) -> None:
         """The tree is filled or the first document is shown; once both are, and painted,
         the other panes are built (so importing and composing them never delays either)."""

@@ -189,8 +189,12 @@ class MemoryTree(Tree[NodeData]):
                 target = next((g.children[0] for g in self.root.children if g.children), None)
             if target is not None:
                 self._cursor_placed = True
-                # Node lines are laid out on the next refresh; the cursor lands after that.
-                self.call_after_refresh(self.move_cursor, target)
+                # Reading `last_line` lays the lines out now, so the cursor lands on this very
+                # frame (at start-up, the first one) rather than on the next.
+                if self.last_line >= 0:
+                    self.move_cursor(target)
+                else:
+                    self.call_after_refresh(self.move_cursor, target)
         if pending:
             self.set_timer(BATCH_DELAY_S, partial(self._add_batch, generation, pending, keep))
             return
