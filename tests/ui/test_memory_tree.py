@@ -71,3 +71,20 @@ async def test_a_rescan_keeps_the_cursor_on_the_same_memory():
         tree.set_entries(entries(901), keep=tree.selected_path)
         await settle(app, pilot)
         assert tree.selected_path == "user_topic_00750.md"
+
+
+async def test_leaves_fit_the_width_once_the_scrollbar_appears():
+    # Filled while the tree is short, then grown past its height: the vertical scrollbar
+    # takes cells from the leaves, which must shrink with it (no horizontal overflow that
+    # would push the lint column out of sight).
+    app = PaneHarness(lambda: MemoryTree(now_ms=lambda: NOW_MS))
+    async with app.run_test(size=(60, 20)) as pilot:
+        tree = app.query_one(MemoryTree)
+        tree.set_entries(entries(5))
+        await settle(app, pilot)
+        assert not tree.show_vertical_scrollbar
+        tree.set_entries(entries(60))
+        await settle(app, pilot)
+        assert tree.show_vertical_scrollbar
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width
+        assert not tree.show_horizontal_scrollbar

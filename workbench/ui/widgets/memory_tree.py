@@ -218,6 +218,11 @@ class MemoryTree(Tree[NodeData]):
             return self._leaf_width
         return super().get_label_width(node)
 
+    def watch_show_vertical_scrollbar(self) -> None:
+        # Leaves are as wide as the viewport: when the scrollbar comes or goes (no resize
+        # happens then), lay the lines out again or they overflow and cut the lint column.
+        self._invalidate()
+
     def _style(self, component: str) -> Style:
         # Labels are measured once before the stylesheet reaches the widget; unstyled is fine then.
         try:
