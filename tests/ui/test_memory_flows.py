@@ -481,17 +481,25 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
         at_mount.append((self.tree.filled, self.query_one(MemoryPane).document is not None))
 
     monkeypatch.setattr(MainScreen, "on_mount", on_mount)
-    at_ready: list[tuple[str | None, bool]] = []
-    shown = MainScreen.first_frame_shown
+    at_ready: list[tuple[str | None, str | None, bool]] = []
+    first_frame = MainScreen.first_frame_shown
 
     def first_frame_shown(self: MainScreen) -> None:
         # Textual's Ready: the first frame is on the terminal. The cursor is on the newest
         # memory already (placed before that frame), and the hook fires from here.
-        at_ready.append((self.tree.selected_path, bool(calls)))
-        shown(self)
+        document = self.query_one(MemoryPane).document
+        shown = document.entry.path if document is not None else None
+        at_ready.append((self.tree.selected_path, shown, bool(calls)))
+        first_frame(self)
 
     monkeypatch.setattr(MainScreen, "first_frame_shown", first_frame_shown)
 
+    import os
+
+    # The newest memory is a team one; the tree lists private memories first, so the first
+    # memory shown (and read by the warm-up) is the newest private one, not the newest overall.
+    team_file = memory_project.memory_dir / "team" / "project_deploy.md"
+    os.utime(team_file, (memory_project.now, memory_project.now))
     engine = memory_project.engine()
     engine.memories.warm_up()
     engine.memories.wait_warm()
@@ -506,7 +514,8 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
         assert not [w for w in app.workers if w.group == "scan"]
         await settle(app, pilot)
         assert calls == [1]
-        first = screen.tree.entries[0].path
-        assert at_ready == [(first, False)]
+        first = screen.tree.selected_path
+        assert first is not None and not first.startswith("team/")
+        assert at_ready == [(first, first, False)]
         assert screen.tree.selected_path == first
         assert screen.query_one(MemoryPane).document.entry.path == first

@@ -88,3 +88,17 @@ async def test_leaves_fit_the_width_once_the_scrollbar_appears():
         assert tree.show_vertical_scrollbar
         assert tree.virtual_size.width <= tree.scrollable_content_region.width
         assert not tree.show_horizontal_scrollbar
+
+
+def test_the_tree_lists_scopes_in_the_order_the_warm_up_expects():
+    # The warm-up reads the memory the tree opens on (`first_listed`); both must agree.
+    from workbench.engine.store import SCOPE_ORDER, first_listed
+    from workbench.ui.widgets.memory_tree import GROUPS
+
+    assert tuple(scope for scope, _title, _prefix in GROUPS) == SCOPE_ORDER
+    team = entries(1)[0]
+    team = MemoryEntry(**{**team.__dict__, "scope": "team", "path": "team/x.md"})
+    private = entries(2)[1]
+    assert first_listed([team, private]) is private
+    assert first_listed([team]) is team
+    assert first_listed([]) is None

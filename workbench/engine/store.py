@@ -60,6 +60,8 @@ from workbench.engine.memory_models import (
 from workbench.engine.scan import MemoryScanner, format_manifest, iter_memory_paths
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from workbench.engine.engine import Engine
 
 DAY_MS = 86_400_000
@@ -114,6 +116,19 @@ def _slug(text: str) -> str:
     return slug[:60].rstrip("_") or "memory"
 
 
+SCOPE_ORDER = ("private", "team", "log")
+"""The order front ends list scopes in (the tree's groups)."""
+
+
+def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
+    """The memory a list grouped by scope, newest first within each, starts with."""
+    for scope in SCOPE_ORDER:
+        for entry in entries:
+            if entry.scope == scope:
+                return entry
+    return None
+
+
 @dataclass(frozen=True)
 class WarmView:
     """Everything a front end shows first, prepared by `MemoryStore.warm_up`."""
@@ -156,7 +171,8 @@ class MemoryStore:
             exists = self.root.is_dir()
             entries = tuple(self.list()) if exists else ()
             team = self.index(team=True) if (self.root / "team").is_dir() else None
-            first = self.read(entries[0].path) if entries else None
+            opening = first_listed(entries)
+            first = self.read(opening.path) if opening is not None else None
             self._warm_view = WarmView(entries, self.index(), team, exists, first)
         except Exception:  # noqa: BLE001 - best effort: the front end's own load reports errors
             self._warm_view = None

@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.memory_models import MemoryEntry
+from workbench.engine.store import first_listed
 from workbench.ui.actions import bindings
 from workbench.ui.formatting import display_memory_dir, project_name
 from workbench.ui.messages import (
@@ -412,7 +413,9 @@ class MainScreen(Screen[None]):
             # The first scan also reads the file the cursor will land on, so the first full
             # frame already shows it (one worker round trip fewer at start-up).
             with contextlib.suppress(WorkbenchError, OSError):
-                self.post_message(DocumentLoaded(store.read(entries[0].path)))
+                opening = first_listed(entries)
+                if opening is not None:
+                    self.post_message(DocumentLoaded(store.read(opening.path)))
 
     @on(MemoriesLoaded)
     def _memories_loaded(self, message: MemoriesLoaded) -> None:
