@@ -86,3 +86,40 @@ def test_demo_installs_a_sample_and_removes_it_on_quit(sample: str, opened):
 def test_demo_with_an_unknown_sample_is_a_clean_error(opened, capsys):
     assert main(["demo", "--sample", "nope"]) == 2
     assert "no sample project named 'nope'" in capsys.readouterr().err
+
+
+def test_the_collector_is_off_while_the_app_starts_and_on_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import gc
+
+    seen: list[bool] = []
+
+    def fake_run(self: WorkbenchApp, *args: object, **kwargs: object) -> None:
+        seen.append(gc.isenabled())
+
+    monkeypatch.setattr(WorkbenchApp, "run", fake_run)
+    project = build_project(tmp_path)
+    monkeypatch.chdir(project.root)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(project.config_home))
+    assert main([]) == 0
+    assert seen == [False]  # start-up ran without cyclic collections
+    assert gc.isenabled()  # and the CLI turned it back on when the app returned
+    assert main(["paths", "--json"]) == 0 and gc.isenabled()
+
+
+async def test_the_first_frame_turns_the_collector_back_on(tmp_path: Path):
+    import gc
+
+    from tests.ui.conftest import TEST_SETTINGS, settle
+    from workbench.ui.app import make_app
+
+    project = build_project(tmp_path)
+    app = make_app(project.engine(), TEST_SETTINGS, now=project.now)
+    gc.disable()
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            assert gc.isenabled()
+    finally:
+        gc.enable()

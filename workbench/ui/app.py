@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -165,6 +166,7 @@ class WorkbenchApp(App[None]):
             self.run_worker(callback, thread=True, group="after-first-paint", exit_on_error=False)
 
     def on_ready(self) -> None:
+        gc.enable()  # the CLI turned the collector off for start-up (see workbench.cli)
         from workbench.ui.screens.main import MainScreen
 
         if isinstance(self.screen, MainScreen):
