@@ -121,3 +121,47 @@ def test_demo_team_later_never_started_stops_cleanly(tmp_path):
         url = session.server_url
         assert session.child is None
     assert url and not _port_open(url)
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP"])
+def test_a_killed_or_hung_up_demo_still_removes_everything(tmp_path, signal_name: str):
+    # `kill` or a closed terminal quits the app the way `q` does: the demo's folder is
+    # removed and its team server stops.
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "WORKBENCH_"))},
+        "TMPDIR": str(temp),
+        "WORKBENCH_CONFIG": str(tmp_path / "config.toml"),
+        "TEXTUAL_DRIVER": "textual.drivers.headless_driver:HeadlessDriver",
+        "TEXTUAL_ANIMATIONS": "none",
+    }
+    repo = Path(__file__).resolve().parent.parent
+    app = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "demo"],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        # The demo's sync state appears once the team server has played its opening script.
+        while not list(temp.glob("workbench-demo-*/workbench-home/*")):
+            assert app.poll() is None, app.stderr.read() if app.stderr else b""
+            assert time.monotonic() < deadline, "the demo did not start"
+            time.sleep(0.1)
+        app.send_signal(getattr(signal, signal_name))
+        assert app.wait(timeout=20) == 0
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait()
+    assert not list(temp.iterdir())  # the demo folder is gone

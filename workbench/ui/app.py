@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
+import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -184,6 +187,21 @@ class WorkbenchApp(App[None]):
         else:
             self._report_theme_problems()
         self.watch(self, "theme", self._remember_theme, init=False)
+        self._exit_on_signals()
+
+    def _exit_on_signals(self) -> None:
+        """SIGTERM (a `kill`) and SIGHUP (the terminal closed) quit the way `q` does, so
+        workers stop, files are flushed and the demo removes what it started."""
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(number, self.exit)
+
+    def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(number)
 
     def _check_keymap(self, keymap: dict[str, str]) -> None:
         from workbench.ui.panes.registry import every_action
