@@ -116,10 +116,14 @@ async def test_the_first_frame_turns_the_collector_back_on(tmp_path: Path):
 
     project = build_project(tmp_path)
     app = make_app(project.engine(), TEST_SETTINGS, now=project.now)
+    frozen_before = gc.get_freeze_count()
     gc.disable()
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(app, pilot)
             assert gc.isenabled()
+            # What start-up built is kept out of later collections.
+            assert gc.get_freeze_count() > frozen_before
     finally:
+        gc.unfreeze()
         gc.enable()
