@@ -102,3 +102,25 @@ def test_the_tree_lists_scopes_in_the_order_the_warm_up_expects():
     assert first_listed([team, private]) is private
     assert first_listed([team]) is team
     assert first_listed([]) is None
+
+
+async def test_a_long_name_never_runs_into_the_age_column():
+    from rich.style import Style
+
+    long_today = MemoryEntry(
+        **{
+            **entries(1)[0].__dict__,
+            "path": "feedback_shared_conventions_for_everyone_on_the_team_" * 2 + ".md",
+            "mtime_ms": NOW_MS,  # age "today", the widest age there is
+        }
+    )
+    app = PaneHarness(lambda: MemoryTree(now_ms=lambda: NOW_MS))
+    async with app.run_test(size=(60, 20)) as pilot:
+        tree = app.query_one(MemoryTree)
+        tree.set_entries([long_today])
+        await settle(app, pilot)
+        leaf = tree.root.children[0].children[0]
+        plain = tree.render_label(leaf, Style(), Style()).plain
+        assert "…" in plain  # the name was cut to fit
+        at = plain.index("today")
+        assert plain[at - 1] == " ", plain  # at least one space between name and age

@@ -32,8 +32,8 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
     ("log", "Daily logs", "logs/"),
 )
 NodeData = MemoryEntry | str
-# Columns after the name: " 12d" (5) + " 1.2k" (6) + " ▲" (2).
-_TAIL_WIDTH = 13
+# Columns after the name: "  12d" / " today" (6) + "  1.2k" (6) + " ▲" (2).
+_TAIL_WIDTH = 14
 BATCH_SIZE = 200
 MAX_PER_GROUP = 1_000
 """A tree of 10,000 rows helps nobody and costs Tree a full re-layout per change; past this
@@ -262,7 +262,7 @@ class MemoryTree(Tree[NodeData]):
             (badge, self._style(badge_class)),
             " ",
             name.ljust(name_width),
-            (f"{age:>5}", meta_style),
+            (f"{age:>6}", meta_style),
             (f"{tokens_short(data.tokens):>6}", meta_style),
             " ",
             (
