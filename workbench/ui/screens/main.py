@@ -64,8 +64,9 @@ if TYPE_CHECKING:
 ENGINE_PATH = "engine: local files"
 """The status line's engine label for panes that read the memory folder directly."""
 WATCH_DELAY_S = 1.0
-PANES_FALLBACK_S = 5.0
-"""The panes are built once the tree and the first document are painted, or this long after
+FIRST_FRAME_FALLBACK_S = 5.0
+"""What waits for the first full frame (the after-paint hook, importing the panes' modules,
+the markdown viewer) starts once the tree and the first memory are painted, or this long after
 the first scan at the latest."""
 WARM_WAIT_S = 0.3
 """How long the first mount waits for the warm-up's view of the folder before scanning itself
@@ -178,9 +179,9 @@ class MainScreen(Screen[None]):
         self._change_lock = threading.Lock()
         self._watching = False
         self._pending_select: str | None = None
-        self._panes_built = False
+        self._first_frame_over = False
         self._first_frame_waits = {"tree", "document"}
-        """What the first full frame still waits for before the other panes are built."""
+        """What the first full frame still waits for (see `_after_first_frame`)."""
         self._ring_painted = False
         self._engine_labels: dict[str, str] = {"memory": ENGINE_PATH, "index": ENGINE_PATH}
 
@@ -438,9 +439,9 @@ class MainScreen(Screen[None]):
             )
         if not snapshot.entries:
             self._first_frame_done("document")  # no document is coming
-        if not self._panes_built:
+        if not self._first_frame_over:
             # Normally the first full frame starts it (see _first_frame_done); the backstop.
-            self.set_timer(PANES_FALLBACK_S, self._start_building_panes)
+            self.set_timer(FIRST_FRAME_FALLBACK_S, self._after_first_frame)
         if self.workbench.settings.watch_files and not self._watching and snapshot.folder_exists:
             self._watching = True
             # Started a moment later so importing watchfiles never competes with the first paint.
@@ -456,18 +457,18 @@ class MainScreen(Screen[None]):
         the warm view, that frame already held the tree and the first memory: it is the first
         full paint, and what waited for it starts now."""
         if not self._first_frame_waits:
-            self._start_building_panes()
+            self._after_first_frame()
 
     def _first_frame_done(self, part: str) -> None:
         """The tree is filled or the first document is shown; once both are, and painted,
-        the other panes are built (so importing and composing them never delays either)."""
+        what waits for the first frame starts (so none of it ever delays either)."""
         self._first_frame_waits.discard(part)
-        if not self._first_frame_waits and not self._panes_built:
-            self.call_after_refresh(self._start_building_panes)
+        if not self._first_frame_waits and not self._first_frame_over:
+            self.call_after_refresh(self._after_first_frame)
 
-    def _start_building_panes(self) -> None:
-        if not self._panes_built:
-            self._panes_built = True
+    def _after_first_frame(self) -> None:
+        if not self._first_frame_over:
+            self._first_frame_over = True
             if _report_first_paint(len(self.snapshot.entries) if self.snapshot else 0):
                 self.app.exit()
                 return
@@ -479,7 +480,7 @@ class MainScreen(Screen[None]):
 
     @on(MemoriesFailed)
     def _memories_failed(self, message: MemoriesFailed) -> None:
-        self._start_building_panes()
+        self._after_first_frame()
         self.query_one(StatusLine).counts = "scan failed"
         self.notify(message.error, title="Cannot read the memory folder", severity="error")
 
