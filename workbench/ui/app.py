@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from workbench.ui.screens.main import MainScreen
 
 APP_TCSS = Path(__file__).with_name("app.tcss")
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that quit the app the way ctrl+q does (a `kill`, the terminal closing)."""
 
 
 def memory_provider() -> type[Provider]:
@@ -195,16 +197,16 @@ class WorkbenchApp(App[None]):
         self._exit_on_signals()
 
     def _exit_on_signals(self) -> None:
-        """SIGTERM (a `kill`) and SIGHUP (the terminal closed) quit the way `q` does, so
+        """SIGTERM (a `kill`) and SIGHUP (the terminal closed) quit the way ctrl+q does, so
         workers stop, files are flushed and the demo removes what it started."""
         loop = asyncio.get_running_loop()
-        for number in (signal.SIGTERM, signal.SIGHUP):
+        for number in QUIT_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(number, self.exit)
 
     def on_unmount(self) -> None:
         loop = asyncio.get_running_loop()
-        for number in (signal.SIGTERM, signal.SIGHUP):
+        for number in QUIT_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(number)
 

@@ -143,15 +143,7 @@ def _report_first_paint(memories: int) -> bool:
         if m in sys.modules
     ]
     with open(target, "w", encoding="utf-8") as handle:
-        json.dump(
-            {
-                "painted": time.time(),
-                "cpu": time.process_time(),
-                "memories": memories,
-                "heavy": heavy,
-            },
-            handle,
-        )
+        json.dump({"painted": time.time(), "memories": memories, "heavy": heavy}, handle)
     return True
 
 

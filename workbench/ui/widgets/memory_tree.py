@@ -191,10 +191,8 @@ class MemoryTree(Tree[NodeData]):
                 self._cursor_placed = True
                 # Reading `last_line` lays the lines out now, so the cursor lands on this very
                 # frame (at start-up, the first one) rather than on the next.
-                if self.last_line >= 0:
-                    self.move_cursor(target)
-                else:
-                    self.call_after_refresh(self.move_cursor, target)
+                _ = self.last_line
+                self.move_cursor(target)
         if pending:
             self.set_timer(BATCH_DELAY_S, partial(self._add_batch, generation, pending, keep))
             return

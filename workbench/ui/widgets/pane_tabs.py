@@ -154,6 +154,3 @@ class PaneTabs(Widget, can_focus=True):
             return Strip.blank(width, self.rich_style)
         segments = line.truncate(width, pad=True).render_segments(self.visual_style)
         return Strip(segments, width)
-
-    def watch_active(self) -> None:
-        self.refresh()
