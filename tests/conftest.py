@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -46,6 +47,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     time.tzset()
     yield base
     time.tzset()
+    # Each test removes its own folders, so a run never leaves thousands behind for the next
+    # run's start-up (pytest's retention policy only covers `tmp_path`).
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def _is_local(address: object) -> bool:
@@ -81,6 +85,25 @@ def no_internet(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
     yield
+
+
+FIXED_PATH_LENGTH = 200
+
+
+def fixed_length_dir(base: Path, length: int = FIXED_PATH_LENGTH) -> Path:
+    """A new folder under `base` whose absolute path is exactly `length` characters.
+
+    Some shown figures legitimately depend on a path's length (a compaction summary names the
+    transcript's absolute path, and its token estimate moves with it); tests that assert such a
+    figure build their project here, so the value never depends on where pytest's temp folder is.
+    """
+    base = base.resolve()
+    pad = length - len(str(base)) - 1
+    if pad < 1:
+        pytest.fail(f"temp folder {len(str(base))} characters long; fixed paths need < {length}")
+    folder = base / ("p" * pad)
+    folder.mkdir()
+    return folder
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select, TextArea
 
+from tests.conftest import fixed_length_dir
 from tests.ui.conftest import TEST_SETTINGS, build_project, fixed_now, long_index, settle
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
@@ -77,7 +78,8 @@ def warnings_app(tmp_path: Path):
 
     def build(theme: str = "workbench-dark", prepare=None, now=None):  # type: ignore[no-untyped-def]
         now = now or fixed_now()
-        sample = install_sample("warnings", tmp_path / "sample", now=now)
+        base = fixed_length_dir(tmp_path)
+        sample = install_sample("warnings", base / "sample", now=now)
         engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
         engine.memories.now_ms = now * 1000
         if prepare is not None:
