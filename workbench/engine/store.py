@@ -113,6 +113,9 @@ def _team_secret_lints(rel: str, text: str) -> list[LintFinding]:
     return [LintFinding(rel, "team-secret", "error", message)]
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
+
+
 def _slug(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
     return slug[:60].rstrip("_") or "memory"
@@ -595,7 +598,9 @@ class MemoryStore:
     def compose(self, memory_type: str, name: str, description: str, body: str) -> str:
         """A memory file's full text: frontmatter, a blank line, the body."""
         fields: dict[str, Any] = {"name": name, "description": description, "type": memory_type}
-        body = normalize_text(body).strip("\n")
+        # The closing fence's `---\s*` swallows any whitespace the body starts with, so it is
+        # dropped here: what is written is exactly what Claude Code (and `read`) will see.
+        body = normalize_text(body).lstrip().rstrip("\n")
         return render_frontmatter(fields) + "\n" + body + "\n"
 
     def _validate_new(self, memory_type: str, name: str, description: str) -> None:
@@ -634,7 +639,9 @@ class MemoryStore:
 
     def _index_line_for(self, target: Path, name: str, hook: str | None, team: bool) -> str:
         link = os.path.relpath(target, self._index_folder(team)).replace(os.sep, "/")
-        return format_index_line(name, link, hook)
+        # Control characters are escaped in frontmatter, but MEMORY.md is read as plain text.
+        title = _CONTROL.sub(" ", name)
+        return format_index_line(title, link, _CONTROL.sub(" ", hook) if hook else hook)
 
     def _with_index_line(self, text: str, target: Path, line: str, team: bool) -> str:
         """The index text with `line` replacing any line linking to `target`, else appended."""
@@ -715,6 +722,8 @@ class MemoryStore:
         already holds exactly this memory is reused, so a retried save adds nothing.
         """
         self._validate_new(type, name, description)
+        if "\0" in body:
+            raise UserInputError("the body holds a NUL character: memory files are text")
         content = self.compose(type, name, description, body)
         data = content.encode("utf-8")
         notes: list[str] = []
