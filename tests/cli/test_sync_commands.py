@@ -152,12 +152,12 @@ def test_unreachable_server_exits_2_with_the_result_on_stdout(tmp_path, capsys, 
     assert "cannot reach" in err
 
 
-def test_auth_failure_exits_1_then_pushes_stay_suppressed(tmp_path, capsys, monkeypatch, env):
+def test_auth_failure_exits_2_then_pushes_stay_suppressed(tmp_path, capsys, monkeypatch, env):
     monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", "not-the-token")
     project, memory = make_project(tmp_path, "p")
     (memory / "team" / "a.md").write_text("a\n")
     code, pushed, _ = run(capsys, project, memory, "sync", "push")
-    assert code == 1
+    assert code == 2  # a refused token is a setting to fix, like an unreachable server
     assert pushed["error"]["kind"] == "auth" and pushed["error"]["http_status"] == 401
     monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", TOKEN)
     code, pushed, err = run(capsys, project, memory, "sync", "push")
@@ -177,7 +177,13 @@ def test_secrets_are_reported_by_path_and_rule_never_by_text(tmp_path, capsys, e
     code, pushed, err = run(capsys, project, memory, "sync", "push")
     assert code == 0 and pushed["uploaded"] == 1
     assert pushed["skipped_secrets"] == [
-        {"path": "creds.md", "rule_id": "github-pat", "label": "GitHub PAT"}
+        {
+            "path": "creds.md",
+            "rule_id": "github-pat",
+            "label": "GitHub PAT",
+            "rule_ids": ["github-pat"],
+            "labels": ["GitHub PAT"],
+        }
     ]
     code, status, err2 = run(capsys, project, memory, "sync", "status")
     assert status["skipped_secrets"] == pushed["skipped_secrets"]

@@ -431,7 +431,7 @@ def run_replay(args: argparse.Namespace) -> int:
                 justify = "right" if heading not in ("time", "marks") else "left"
                 table.add_column(heading, justify=justify, no_wrap=True)
             segment = 0
-            for turn in report.turns:
+            for number, turn in enumerate(report.turns, 1):
                 marks = []
                 if turn.segment != segment:
                     marks.append("after a compaction")
@@ -441,7 +441,7 @@ def run_replay(args: argparse.Namespace) -> int:
                 elif turn.above_warning:
                     marks.append("past warning")
                 table.add_row(
-                    str(turn.index + 1),
+                    str(number),
                     str(turn.line),
                     (turn.timestamp or "")[:19].replace("T", " "),
                     f"{turn.estimated_before:,}",

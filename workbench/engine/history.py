@@ -725,7 +725,8 @@ class History:
                 else:
                     data = self.blob(content)
                     made.append(self.write(path, data, kind, note=note, group=group, **link))
-        return UndoResult(kind, key, batch[0].action, tuple(made))
+        action = batch[-1].action if undo else batch[0].action  # the change's first entry
+        return UndoResult(kind, key, action, tuple(made))
 
 
 def _read_or_none(path: Path) -> bytes | None:

@@ -95,13 +95,30 @@ class TeamService:
         """`text` with every secret replaced by `[REDACTED]`."""
         return redact(text, backend=self.secret_engine)
 
-    def redact_file(self, path: str | os.PathLike[str]) -> Redaction:
-        """A file's text with every secret replaced (the file itself is not changed)."""
+    def resolve_file(self, path: str | os.PathLike[str]) -> Path:
+        """A file named as given (from the current folder), else relative to the memory
+        folder, as `show` names memories."""
         file = Path(path)
+        if not file.exists() and not file.is_absolute():
+            in_memory = Path(self.engine.locations.memory_dir) / file
+            if in_memory.exists() or in_memory.is_symlink():
+                file = self.engine.memories.resolve(os.fspath(path))
         if not file.exists():
-            raise NotFoundError(f"no such file: {path}")
+            raise NotFoundError(f"no such file: {path} (nor in the memory folder)")
         if file.is_dir():
             raise UserInputError(f"{path} is a folder; redact one file at a time")
+        if not file.is_file():
+            raise UserInputError(f"{path} is not a regular file")
+        return file
+
+    def redact_file(self, path: str | os.PathLike[str]) -> Redaction:
+        """A file's text with every secret replaced (the file itself is not changed).
+        Binary files are refused: their bytes are never echoed."""
+        file = self.resolve_file(path)
+        with open(file, "rb") as handle:
+            head = handle.read(8192)
+        if b"\0" in head:
+            raise UserInputError(f"{path} is a binary file; redact prints text files only")
         return self.redact_text(read_text(file))
 
     # --- sync ------------------------------------------------------------------------------

@@ -20,14 +20,28 @@ class SyncError:
 
 @dataclass(frozen=True)
 class SkippedSecret:
-    """A local file not pushed because the scanner found a secret (first rule only)."""
+    """A local file not pushed because the scanner found a secret: the first rule (as Claude
+    Code reports it) and every kind found."""
 
     path: str
     rule_id: str
     label: str
+    rule_ids: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "rule_id": self.rule_id, "label": self.label}
+    @property
+    def all_labels(self) -> tuple[str, ...]:
+        """Every kind of secret in the file, first rule first."""
+        return self.labels or (self.label,)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "rule_id": self.rule_id,
+            "label": self.label,
+            "rule_ids": list(self.rule_ids or (self.rule_id,)),
+            "labels": list(self.all_labels),
+        }
 
 
 @dataclass(frozen=True)
