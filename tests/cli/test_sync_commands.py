@@ -253,3 +253,29 @@ def test_watch_pushes_on_change_and_flushes_on_sigint(tmp_path, server):
     flushed = [json.loads(line) for line in out.splitlines() if line.strip()]
     assert flushed and flushed[-1]["event"] == "push"
     assert "late.md" in flushed[-1]["uploaded_keys"]
+
+
+def test_push_over_a_teammates_change_is_said_and_theirs_can_be_restored(tmp_path, capsys, env):
+    alice, alice_memory = make_project(tmp_path, "alice")
+    bob, bob_memory = make_project(tmp_path, "bob")
+    (alice_memory / "team" / "shared.md").write_text("v1\n")
+    assert run(capsys, alice, alice_memory, "sync", "push")[0] == 0
+    assert run(capsys, bob, bob_memory, "sync", "pull")[0] == 0
+    (bob_memory / "team" / "shared.md").write_text("bob's v2\n")
+    assert run(capsys, bob, bob_memory, "sync", "push")[0] == 0
+    (alice_memory / "team" / "shared.md").write_text("alice's v2\n")
+
+    plain = ["--project", str(alice), "--memory-dir", str(alice_memory)]
+    assert main(["sync", "push", *plain]) == 0
+    out = capsys.readouterr().out
+    assert "overwrote a teammate's newer version of shared.md" in out
+    history_id = out.split("`workbench undo ")[1].split("`")[0]
+
+    assert main(["sync", "status", *plain]) == 0
+    out = capsys.readouterr().out
+    assert "conflicts (HTTP 412): 1" in out and "resolved" in out
+    assert f"shared.md; theirs is kept: `workbench undo {history_id}`" in out
+
+    assert main(["undo", history_id, *plain]) == 0
+    assert capsys.readouterr().out == "reverted team/shared.md\n"
+    assert (alice_memory / "team" / "shared.md").read_text() == "bob's v2\n"

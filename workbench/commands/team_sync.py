@@ -31,7 +31,13 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import PullResult, PushResult, SyncError, SyncStatus
+    from workbench.engine.team.sync_models import (
+        Overwrite,
+        PullResult,
+        PushResult,
+        SyncError,
+        SyncStatus,
+    )
 
 
 def register_sync_commands(
@@ -235,6 +241,7 @@ def _push_text(result: PushResult, repo: str) -> str:
     else:
         head = f"Push to {repo} failed after {result.uploaded} entries."
     lines = [head]
+    lines += [_overwrite_line(o) for o in result.overwritten]
     lines += [
         f"  not pushed, holds a secret: {s.path} ({', '.join(s.all_labels)})"
         for s in result.skipped_secrets
@@ -243,6 +250,14 @@ def _push_text(result: PushResult, repo: str) -> str:
     if result.max_entries is not None:
         lines.append(f"  the server allows {result.max_entries} entries for this repo")
     return "\n".join(lines)
+
+
+def _overwrite_line(overwrite: Overwrite) -> str:
+    """One line saying a push replaced a teammate's version, and how to get theirs back."""
+    line = f"  overwrote a teammate's newer version of {overwrite.key}"
+    if overwrite.history_id:
+        return line + f"; theirs is kept: `workbench undo {overwrite.history_id}` restores it"
+    return line + " (their version could not be fetched to keep a copy)"
 
 
 def _print_status(con: Console, status: SyncStatus) -> None:
@@ -269,6 +284,16 @@ def _print_status(con: Console, status: SyncStatus) -> None:
         con.print(f"not pushed, holds a secret: {secret.path} ({labels})", markup=False)
     for path in status.skipped_too_large:
         con.print(f"not pushed, over 250,000 bytes: {path}", markup=False)
+    if status.conflicts:
+        latest = status.conflicts[-1]
+        outcome = {True: "resolved", False: "gave up"}.get(latest.get("resolved"), "unresolved")
+        con.print(
+            f"conflicts (HTTP 412): {len(status.conflicts)}; latest {latest.get('time')}, "
+            f"{outcome}, {latest.get('pending_count', '?')} file(s) pending",
+            markup=False,
+        )
+    for overwrite in status.overwrites[:10]:
+        con.print(f"{overwrite.time}{_overwrite_line(overwrite)}", markup=False)
     for item in status.history[:5]:
         con.print(f"{item.get('time')} {item.get('operation')} {item.get('status')}", markup=False)
 

@@ -116,6 +116,13 @@ class UndoResult:
     entries: tuple[HistoryEntry, ...]
     """The new history entries, one per file, in the order they were made."""
 
+    def __iter__(self) -> Iterator[HistoryEntry]:
+        # Callers of the list-returning undo of old iterate the new entries.
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
     def lines(self, name: Any = str) -> list[str]:
         """One line per file: `deleted feedback_x.md`, `restored MEMORY.md`, …"""
         return [f"{e.effect} {name(e.path)}" for e in self.entries]

@@ -26,8 +26,9 @@ from workbench.engine.team.secrets.suppression import Baseline
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
+    from workbench.engine.history import UndoResult
     from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import SyncStatus
+    from workbench.engine.team.sync_models import Overwrite, SyncStatus
     from workbench.engine.team.watcher import TeamWatcher
 
 
@@ -138,6 +139,20 @@ class TeamService:
         from workbench.engine.team.sync_config import sync_status
 
         return sync_status(self.engine, server=server, repo=repo, scanner=self.scan_for_secrets)
+
+    def overwrites(
+        self, *, server: str | None = None, repo: str | None = None
+    ) -> tuple[Overwrite, ...]:
+        """Teammates' versions that pushes replaced (local wins), newest first."""
+        return self.sync_status(server=server, repo=repo).overwrites
+
+    def restore_overwritten(self, history_id: str) -> UndoResult:
+        """Put a teammate's version that a push replaced back into the local file (from the
+        history entry the push kept); the next push sends it. Undoable like any change."""
+        entry = self.engine.history.get(history_id)
+        if entry.action != "sync-overwrite":
+            raise UserInputError(f"history entry {history_id} is not a replaced team version")
+        return self.engine.history.undo(entry.id)
 
     def sync_watcher(self, client: TeamSyncClient, *, debounce: float | None = None) -> TeamWatcher:
         """A watcher that pulls once, then pushes the team folder after edits settle."""
