@@ -127,7 +127,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "undo_change",
         "Undo",
         "Memory: Undo last change",
-        "Undo the newest change still in effect; press again to go further back",
+        "Undo the newest change; press again to go further back",
         show=True,
     ),
     ActionSpec(
