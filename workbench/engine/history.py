@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.atomic import TEMP_SUFFIX, atomic_write_bytes
+from workbench.engine.atomic import _fsync_dir as fsync_dir
 from workbench.engine.errors import (
     ConflictError,
     NotFoundError,
@@ -296,12 +297,24 @@ class History:
         assert self._tx is not None
         planned = _Planned(entry)
         self._tx.changes.append(planned)
-        self._write_pending(self._tx)
+        self._write_pending(entry)
         return planned
 
-    def _write_pending(self, tx: _Transaction) -> None:
-        data = json.dumps([p.entry.to_json() for p in tx.changes], ensure_ascii=False)
-        atomic_write_bytes(self.pending_path, data.encode("utf-8"), mode=0o600)
+    def _write_pending(self, entry: HistoryEntry) -> None:
+        """Append one intended change to the journal and make it durable (one line each, so
+        a transaction of n changes costs n small appends, not n rewrites)."""
+        line = (json.dumps(entry.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
+        fd = os.open(self.pending_path, flags, 0o600)
+        try:
+            created = os.fstat(fd).st_size == 0
+            while line:
+                line = line[os.write(fd, line) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if created:
+            fsync_dir(self.folder)
 
     def _commit(self, tx: _Transaction) -> None:
         self._append([p.entry for p in tx.changes if p.applied])
@@ -335,10 +348,12 @@ class History:
             raw = self.pending_path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
             return
-        try:
-            planned = [_parse_entry(item) for item in json.loads(raw)]
-        except (ValueError, TypeError):
-            planned = []
+        planned = []
+        for line in raw.split(b"\n"):
+            try:
+                planned.append(_parse_entry(json.loads(line.decode("utf-8"))))
+            except (ValueError, RecursionError):
+                continue  # a line cut short by the kill: its file was not touched yet
         changes = [p for p in planned if p is not None and self._is_managed(p.path)]
         logged = {e.id for e in self._read_log()}
         if any(c.id in logged for c in changes):
@@ -418,7 +433,7 @@ class History:
             entry = self._entry(Path(path), before, after, action, note, group)
             if self._tx is not None:
                 self._tx.changes.append(_Planned(entry, applied=True))
-                self._write_pending(self._tx)
+                self._write_pending(entry)
             else:
                 self._append([entry])
         return entry
