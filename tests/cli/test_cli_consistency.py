@@ -85,6 +85,16 @@ def test_paths_and_tables_are_never_cut_when_piped(tmp_path: Path):
     assert line.split()[-1] == str(deep)
 
 
+def test_ls_keeps_the_whole_description_when_piped(capsys, monkeypatch, folders):
+    project_dir, memory = folders
+    common = ["--project", str(project_dir), "--memory-dir", str(memory)]
+    long = "a description well past sixty characters, which a terminal table would cut short"
+    save = ["save", "--type", "user", "--name", "n", "--description", long, *common]
+    assert run(capsys, *save, stdin=b"b\n", monkeypatch=monkeypatch)[0] == 0
+    code, out, _ = run(capsys, "ls", *common)
+    assert code == 0 and long in out and "…" not in out
+
+
 def test_memory_text_is_never_read_as_markup(capsys, monkeypatch, folders):
     project_dir, memory = folders
     common = ["--project", str(project_dir), "--memory-dir", str(memory)]

@@ -161,12 +161,19 @@ def run_ls(args: argparse.Namespace) -> int:
                 str(e.tokens),
                 "yes" if e.indexed else "no",
                 str(len(e.lints)) if e.lints else "",
-                plain((e.description or "")[:60]),
+                plain(_fit(e.description or "", 60 if con.is_terminal else None)),
             )
         con.print(table)
 
     emit(args, [e.to_json() for e in entries], human)
     return ExitCode.OK
+
+
+def _fit(text: str, width: int | None) -> str:
+    """`text` cut to `width` with an ellipsis; uncut when `width` is None (output piped)."""
+    if width is None or len(text) <= width:
+        return text
+    return text[: width - 1] + "…"
 
 
 def run_show(args: argparse.Namespace) -> int:

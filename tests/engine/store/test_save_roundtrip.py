@@ -79,7 +79,7 @@ def test_save_reads_back_identically(store_factory, name, description, memory_ty
 
 @pytest.mark.parametrize(
     "description",
-    ["use --- between sections", "a ---- b", "bell \x07 and nul \x00", "[/] closes nothing"],
+    ["use --- between sections", "a ---- b", "bell \x07 and nul \x00"],
 )
 def test_reported_descriptions_read_back(store_factory, description):
     store = store_factory()
