@@ -61,3 +61,24 @@ async def test_a_teammates_new_file_is_not_an_overwrite(server, alice, bob):  # 
     assert result.status == "ok" and result.conflict_retries == 1
     assert result.overwritten == ()
     assert [e.action for e in alice.engine.history.entries()] == []  # nothing kept for nothing
+
+
+async def test_each_replaced_version_is_restored_on_its_own(server, alice, bob):  # noqa: F811
+    for key in ("one.md", "two.md"):
+        alice.write(key, "v1\n")
+    async with alice.client(server) as client:
+        await client.push()
+    async with bob.client(server) as client:
+        await client.pull()
+    for key in ("one.md", "two.md"):
+        bob.write(key, f"bob's {key}\n")
+    async with bob.client(server) as client:
+        await client.push()
+    for key in ("one.md", "two.md"):
+        alice.write(key, f"alice's {key}\n")
+    async with alice.client(server) as client:
+        result = await client.push()
+    by_key = {o.key: o.history_id for o in result.overwritten}
+    assert sorted(by_key) == ["one.md", "two.md"]
+    alice.engine.team.restore_overwritten(by_key["two.md"])
+    assert alice.read("two.md") == "bob's two.md\n" and alice.read("one.md") == "alice's one.md\n"

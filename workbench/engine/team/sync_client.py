@@ -549,7 +549,6 @@ class _OverwriteGuard:
         """Key → the teammate's hash the next PUT would replace."""
         self.theirs: dict[str, bytes] = {}
         self.done: list[Overwrite] = []
-        self.group = client.history.new_group() if client.history is not None else ""
 
     async def probed(self, local: LocalSnapshot, server_hashes: Mapping[str, str]) -> None:
         state = self.client.state
@@ -590,8 +589,7 @@ class _OverwriteGuard:
             mine,
             "sync-overwrite",
             note=f"a push replaced the teammate's version on {self.client.repo}; undo restores it",
-            group=self.group,
-        )
+        )  # no group: each file's version can be restored on its own
         return entry.id
 
 
