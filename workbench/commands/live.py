@@ -1,0 +1,184 @@
+"""Commands Claude Code runs, or that wire the workbench into it: `hook`, `compactions`,
+`mcp` and `integrate`.
+
+`hook` runs inside every session, so this module imports nothing heavy at the top; each
+command imports what it needs when it runs (the `mcp` SDK only in `mcp`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from workbench.commands.common import ExitCode, add_command, emit, open_engine, option, warn
+from workbench.engine.errors import UserInputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from workbench.engine import Engine
+
+HOOK_EVENTS = ("SessionStart", "PreCompact", "PostCompact", "Stop", "SessionEnd")
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    add = functools.partial(add_command, subparsers, common)
+
+    hook = add(
+        "hook",
+        run_hook,
+        "answer one of Claude Code's hook events (hook JSON on stdin, hook JSON on stdout)",
+    )
+    # A free word, checked by the command: argparse would exit 2, which blocks in Claude Code.
+    hook.add_argument("event", metavar="EVENT", help="one of " + ", ".join(HOOK_EVENTS))
+    hook.add_argument(
+        "--context",
+        action="store_true",
+        help="SessionStart: also tell the model which index entries did not load",
+    )
+    hook.add_argument(
+        "--quiet",
+        action="store_true",
+        help="SessionStart: say nothing when MEMORY.md loads whole and nothing is wrong",
+    )
+    hook.add_argument(
+        "--propose",
+        action="store_true",
+        help="Stop/SessionEnd: run extraction with its writes queued for review",
+    )
+    hook.add_argument(
+        "--foreground",
+        action="store_true",
+        help="Stop/SessionEnd with --propose: wait for the extraction instead of detaching it",
+    )
+    hook.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        type=float,
+        default=2.0,
+        help="PostCompact: how long to wait for the summary record when the hook input has "
+        "none (default 2)",
+    )
+
+    history = add(
+        "compactions",
+        run_compactions,
+        "real compactions of a session: the PreCompact snapshot and what the summary lost",
+    )
+    history.add_argument(
+        "--session", metavar="ID", help="a session of this project (default: the newest)"
+    )
+
+
+# --- hook -------------------------------------------------------------------------------
+
+
+def run_hook(args: argparse.Namespace) -> int:
+    """`workbench hook EVENT`: exit 0 with JSON (or nothing), or 1 with one line on stderr.
+
+    Never 2, and never a traceback: Claude Code treats exit code 2 as "block" for several
+    events, and a hook must not stop a session because of its own trouble."""
+    from workbench.live.hooks import HookOptions, answer, parse_hook_input
+
+    try:
+        raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+        if not raw.strip():
+            raise UserInputError("no hook input on stdin (Claude Code sends a JSON object)")
+        try:
+            payload = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise UserInputError(f"the hook input is not JSON ({exc.msg})") from None
+        hook = parse_hook_input(args.event, payload)
+        options = HookOptions(
+            context=args.context,
+            quiet=args.quiet,
+            propose=args.propose,
+            foreground=args.foreground,
+            wait_seconds=max(0.0, min(args.wait, 30.0)),
+        )
+        out = answer(args.event, hook, functools.partial(_hook_engine, args), options)
+    except KeyboardInterrupt:
+        return ExitCode.ACTION_REQUIRED
+    except Exception as exc:  # noqa: BLE001 - a hook answers every failure with one line
+        _hook_failed(args.event, exc)
+        return ExitCode.ACTION_REQUIRED
+    if out is not None:
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    return ExitCode.OK
+
+
+def _hook_failed(event: str, exc: BaseException) -> None:
+    from workbench.engine.errors import WorkbenchError
+
+    if isinstance(exc, WorkbenchError):
+        message = str(exc)
+    elif isinstance(exc, OSError):
+        message = f"{exc.strerror or exc.__class__.__name__}: {exc.filename or ''}".strip(": ")
+    else:
+        message = f"internal error ({exc.__class__.__name__}); set WORKBENCH_DEBUG=1 for details"
+        if os.environ.get("WORKBENCH_DEBUG"):
+            import traceback
+
+            traceback.print_exception(exc, file=sys.stderr)
+    warn(f"hook {event}: {message}")
+
+
+def _hook_engine(args: argparse.Namespace, cwd: str | None) -> Engine:
+    """The engine for the session's project: --project, else the cwd Claude Code sends."""
+    project = option(args, "project")
+    if not project:
+        for candidate in (cwd, os.environ.get("CLAUDE_PROJECT_DIR")):
+            if candidate and os.path.isdir(candidate):
+                project = candidate
+                break
+    if project:
+        args = argparse.Namespace(**{**vars(args), "project": project})
+    return open_engine(args)
+
+
+# --- compactions ------------------------------------------------------------------------
+
+
+def run_compactions(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    session = args.session
+    if not session:
+        path = engine.context.resolve_transcript(latest=True)
+        session = path.stem
+    elif "/" not in session:
+        try:
+            session = engine.context.resolve_transcript(session=session).stem
+        except Exception:  # noqa: BLE001 - a session with records but no transcript left
+            pass
+    records = engine.context.compaction_log.records(session)
+    data = {"session_id": session, "compactions": [r.to_json() for r in records]}
+
+    def human(con: Console) -> None:
+        from rich.markup import escape
+
+        from workbench.live.hooks import describe_loss
+
+        if not records:
+            con.print(
+                f"No compactions recorded for session {session[:8]} (the PreCompact and "
+                "PostCompact hooks record them: `workbench integrate claude`)"
+            )
+            return
+        for record in records:
+            snap = record.snapshot
+            head = record.created[:19].replace("T", " ")
+            if snap is not None:
+                head += (
+                    f"  {snap.trigger or '?'}  {snap.pre_tokens:,} tokens  "
+                    f"{snap.summarised_messages:,} messages summarised"
+                )
+            con.print(f"[bold]{escape(head)}[/bold]")
+            con.print("  " + escape(describe_loss(record)))
+
+    emit(args, data, human)
+    return ExitCode.OK
