@@ -64,6 +64,35 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         "none (default 2)",
     )
 
+    mcp = add(
+        "mcp",
+        run_mcp,
+        "serve the memory engine to Claude Code (or any MCP client): stdio, or HTTP on loopback",
+    )
+    mcp.add_argument(
+        "--http",
+        metavar="PORT",
+        type=int,
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: a free port)",
+    )
+    mcp.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="with --http: the address to bind (anything but loopback needs a token)",
+    )
+    mcp.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="with --http: clients must send 'Authorization: Bearer TOKEN' "
+        "(default: $WORKBENCH_MCP_TOKEN)",
+    )
+    mcp.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let save/update/delete write memory files (undoable) instead of queueing them "
+        "for review",
+    )
+
     history = add(
         "compactions",
         run_compactions,
@@ -139,6 +168,48 @@ def _hook_engine(args: argparse.Namespace, cwd: str | None) -> Engine:
     if project:
         args = argparse.Namespace(**{**vars(args), "project": project})
     return open_engine(args)
+
+
+# --- mcp --------------------------------------------------------------------------------
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    """`workbench mcp`: serve until the client hangs up (stdio) or Ctrl-C (HTTP)."""
+    token = args.token or os.environ.get("WORKBENCH_MCP_TOKEN") or None
+    if args.http is None and (args.token or args.host != "127.0.0.1"):
+        raise UserInputError("--host and --token go with --http PORT")
+    if args.http is not None and not 0 <= args.http <= 65535:
+        raise UserInputError(f"not a port: {args.http}")
+    try:
+        from workbench.live import mcp_server
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "mcp":
+            raise
+        raise UserInputError("the mcp package is not installed (pip install 'mcp>=2,<3')") from None
+    if args.http is not None:
+        mcp_server.check_bind(args.host, token)
+    engine = open_engine(args)
+    server = mcp_server.build_server(engine, allow_writes=args.allow_writes)
+    if args.http is None:
+        mcp_server.serve_stdio(server)
+        return ExitCode.OK
+
+    def listening(url: str) -> None:
+        sys.stdout.write(url + "\n")
+        sys.stdout.flush()
+        warn(
+            f"MCP server on {url}"
+            + (" (bearer token required)" if token else "")
+            + ("; writes go straight to disk" if args.allow_writes else "; writes are queued")
+        )
+
+    try:
+        mcp_server.serve_http(
+            server, host=args.host, port=args.http, token=token, on_listening=listening
+        )
+    except OSError as exc:
+        raise UserInputError(f"cannot serve on {args.host}:{args.http}: {exc.strerror}") from None
+    return ExitCode.OK
 
 
 # --- compactions ------------------------------------------------------------------------
