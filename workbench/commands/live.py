@@ -12,9 +12,17 @@ import functools
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, add_command, emit, open_engine, option, warn
+from workbench.commands.common import (
+    ExitCode,
+    add_command,
+    emit,
+    open_engine,
+    option,
+    wants_json,
+    warn,
+)
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -91,6 +99,49 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         action="store_true",
         help="let save/update/delete write memory files (undoable) instead of queueing them "
         "for review",
+    )
+
+    integrate = add(
+        "integrate",
+        run_integrate,
+        "add the status line, hooks and MCP server to Claude Code's settings (or --remove them)",
+    )
+    integrate.add_argument("tool", metavar="TOOL", choices=["claude"], help="claude")
+    integrate.add_argument(
+        "--remove",
+        action="store_true",
+        help="take the workbench out again (the original bytes come back if nothing else "
+        "changed since)",
+    )
+    integrate.add_argument(
+        "--scope",
+        choices=("user", "project"),
+        default="user",
+        help="user: <config home>/settings.json and the global .claude.json (default); "
+        "project: the project's .claude/settings.json and .mcp.json",
+    )
+    integrate.add_argument("--yes", "-y", action="store_true", help="apply without asking")
+    integrate.add_argument(
+        "--dry-run", action="store_true", help="show the diff and change nothing"
+    )
+    integrate.add_argument(
+        "--command",
+        metavar="CMD",
+        help="how Claude Code should run the workbench (default: this installation's "
+        "`workbench`; `workbench` for --scope project)",
+    )
+    integrate.add_argument("--no-statusline", action="store_true", help="leave the status line")
+    integrate.add_argument("--no-hooks", action="store_true", help="leave the hooks")
+    integrate.add_argument("--no-mcp", action="store_true", help="leave the MCP server")
+    integrate.add_argument(
+        "--replace-statusline",
+        action="store_true",
+        help="use the workbench's status line even if another one is configured",
+    )
+    integrate.add_argument(
+        "--extract-on-stop",
+        action="store_true",
+        help="also add a Stop hook that queues extraction proposals for review",
     )
 
     history = add(
@@ -209,6 +260,103 @@ def run_mcp(args: argparse.Namespace) -> int:
         )
     except OSError as exc:
         raise UserInputError(f"cannot serve on {args.host}:{args.http}: {exc.strerror}") from None
+    return ExitCode.OK
+
+
+# --- integrate --------------------------------------------------------------------------
+
+
+def run_integrate(args: argparse.Namespace) -> int:
+    from workbench.live import claude_settings as cs
+
+    engine = open_engine(args)
+    project = option(args, "project") or os.getcwd()
+    files = cs.targets_for(
+        args.scope,
+        config_home=engine.locations.config_home,
+        project=os.path.abspath(project),
+        env=engine.env,
+    )
+    states = cs.StateStore()
+    if args.remove:
+        targets = [files["settings"], files["mcp"]]
+        changes = cs.plan_remove(targets, states)
+    else:
+        launcher = cs.default_launcher(args.scope)
+        if args.command:
+            launcher = _split_command(args.command)
+        events = (
+            () if args.no_hooks else cs.DEFAULT_EVENTS + (("Stop",) if args.extract_on_stop else ())
+        )
+        wanted = cs.Wanted(
+            launcher=tuple(launcher),
+            statusline=not args.no_statusline,
+            events=events,
+            mcp=not args.no_mcp,
+            replace_statusline=args.replace_statusline,
+            hook_flags={"Stop": ("--propose",)},
+        )
+        targets = []
+        if wanted.statusline or wanted.events:
+            targets.append(files["settings"])
+        if wanted.mcp:
+            targets.append(files["mcp"])
+        changes = cs.plan_install(targets, wanted, states)
+    pending = [c for c in changes if c.changed]
+    data: dict[str, Any] = {
+        "scope": args.scope,
+        "remove": args.remove,
+        "files": [c.to_json() for c in changes],
+        "applied": False,
+        "backups": [],
+    }
+    if not wants_json(args):
+        for line in cs.summary(changes):
+            sys.stdout.write(line + "\n")
+        for change in pending:
+            sys.stdout.write(change.diff())
+    if not pending:
+        return _integrate_done(
+            args, data, "nothing to do: already " + ("removed" if args.remove else "in place")
+        )
+    if args.dry_run:
+        return _integrate_done(args, data, "dry run: nothing was changed")
+    if not args.yes and not _confirm("Apply these changes? [y/N] "):
+        _integrate_done(args, data, None)
+        warn("nothing was changed (answer y, or pass --yes)")
+        return ExitCode.ACTION_REQUIRED
+    data["backups"] = cs.apply(changes, states)
+    data["applied"] = True
+    done = "removed from Claude Code's settings" if args.remove else "added to Claude Code"
+    extra = f"; backups: {', '.join(data['backups'])}" if data["backups"] else ""
+    return _integrate_done(args, data, done + extra)
+
+
+def _split_command(command: str) -> list[str]:
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise UserInputError(f"--command is not a command line ({exc})") from None
+    if not words:
+        raise UserInputError("--command is empty")
+    return words
+
+
+def _confirm(question: str) -> bool:
+    if sys.stdin is None or not sys.stdin.isatty():
+        return False
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _integrate_done(args: argparse.Namespace, data: dict[str, Any], message: str | None) -> int:
+    if wants_json(args):
+        emit(args, data)
+    elif message:
+        sys.stdout.write(message + "\n")
     return ExitCode.OK
 
 
