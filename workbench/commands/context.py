@@ -71,7 +71,12 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     preview = add(
         "compact-preview", run_compact_preview, "what each kind of compaction would do, now"
     )
-    preview.add_argument("transcript", metavar="TRANSCRIPT", help="a .jsonl file or session id")
+    preview.add_argument(
+        "transcript",
+        metavar="TRANSCRIPT",
+        nargs="?",
+        help="a .jsonl file or session id (default: the newest session)",
+    )
     preview.add_argument(
         "--session-memory", metavar="FILE", help="session notes (default: the session's own)"
     )
@@ -339,7 +344,7 @@ def _wants_colour(args: argparse.Namespace) -> bool:
 def run_compact_preview(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     service = engine.context
-    path = service.resolve_transcript(args.transcript)
+    path = service.resolve_transcript(args.transcript, latest=not args.transcript)
     preview = service.compact_preview(
         str(path),
         session_memory_file=args.session_memory,
