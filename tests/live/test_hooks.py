@@ -266,3 +266,44 @@ def test_session_ids_from_hook_input_are_checked() -> None:
 
 
 SESSION_OK = "5e55a0e1-aaaa-4bbb-8ccc-0123456789ab"
+
+
+def test_messages_kept_verbatim_by_a_partial_compaction_are_not_lost(
+    live_project: LiveProject, run_cli
+) -> None:
+    builder = live_project.builder
+    run_cli("hook", "PreCompact", stdin=live_project.hook_input("PreCompact", trigger="auto"))
+    # Newer Claude Code keeps the last messages as they were and marks them on the boundary.
+    kept = [e for e in builder.entries if e.get("type") in ("user", "assistant")][-2:]
+    builder.compact(
+        "Summary:\nFixing src/net/retry.py.",
+        preserved_segment={
+            "headUuid": kept[0]["uuid"],
+            "anchorUuid": "a1",
+            "tailUuid": kept[-1]["uuid"],
+        },
+    )
+    live_project.write()
+    code, out, _ = run_cli("hook", "PostCompact", stdin=live_project.hook_input("PostCompact"))
+    assert code == 0
+    [record] = live_project.engine.context.compaction_log.records(builder.session_id)
+    report = record.report
+    assert report is not None and "kept verbatim" in report.note
+    # The reply naming these was kept whole, so they survived without the summary.
+    assert "backoff_factor" not in report.lost["identifiers"]
+    assert "2.5" not in report.lost["numbers"]
+    assert "pytest tests/net -k test_backoff -q" in report.lost["commands"]
+
+
+def test_a_snapshot_without_its_post_compact_is_closed_by_the_next(
+    live_project: LiveProject, run_cli
+) -> None:
+    hook = live_project.hook_input("PreCompact", trigger="manual")
+    run_cli("hook", "PreCompact", stdin=hook)
+    run_cli("hook", "PreCompact", stdin=hook)  # the first compaction never finished
+    first, second = live_project.engine.context.compaction_log.records(
+        live_project.builder.session_id
+    )
+    assert first.report is not None and not first.report.checked
+    assert "no PostCompact followed" in first.report.note
+    assert second.report is None

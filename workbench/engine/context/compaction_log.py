@@ -20,7 +20,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,8 @@ _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _BOUNDARY_MARK = b"compact_boundary"
 _SUMMARY_SEARCH_LINES = 200
 """How many lines after a boundary may come before its summary record."""
+_PRESERVED_SEARCH_LINES = 20_000
+"""How far back from a boundary the messages it kept verbatim are looked for."""
 POLL_SECONDS = 0.1
 
 
@@ -230,6 +232,10 @@ class FoundSummary:
 
     boundary: Mapping[str, Any]
     text: str | None
+    preserved: str = ""
+    """The text of the messages a partial compaction kept verbatim (newer Claude Code keeps
+    the last messages as they were): facts in them survive without the summary."""
+    preserved_messages: int = 0
 
 
 @dataclass
@@ -288,6 +294,16 @@ class CompactionLog:
             raise NotFoundError(f"no transcript at {path}")
         size = path.stat().st_size
         session = check_session_id(session_id or path.stem)
+        stamp = time.time() * 1000 if now_ms is None else now_ms
+        stale = self._pending(session)
+        if stale is not None:
+            # A snapshot no PostCompact followed: that compaction failed or was cancelled.
+            note = "no PostCompact followed this snapshot (the compaction did not complete)"
+            unfinished = loss_report(stale.snapshot, None, created=js_iso(stamp))
+            self._save(
+                session,
+                CompactionRecord(stale.id, "", stale.snapshot, replace(unfinished, note=note)),
+            )
         preview = self.engine.context.compact_preview(str(path))
         snap = snapshot_from_preview(
             preview,
@@ -296,7 +312,7 @@ class CompactionLog:
             transcript_bytes=size,
             trigger=trigger if isinstance(trigger, str) else None,
             has_custom_instructions=bool(custom_instructions and custom_instructions.strip()),
-            created=js_iso(time.time() * 1000 if now_ms is None else now_ms),
+            created=js_iso(stamp),
         )
         record = CompactionRecord(id=_record_id(now_ms), path="", snapshot=snap, report=None)
         return self._save(session, record)
@@ -477,6 +493,7 @@ def loss_report(
         boundary_uuid = uuid if isinstance(uuid, str) else None
     summary: str | None = None
     source: str | None = None
+    preserved = found.preserved if found is not None else ""
     if found is not None and found.text is not None:
         summary, source = found.text, "transcript"
     elif isinstance(hook_summary, str) and hook_summary.strip():
@@ -491,7 +508,12 @@ def loss_report(
     elif summary is None:
         note = "the summary was not found in the transcript or the hook input"
     else:
-        keeps = summary_keeps(summary)
+        keeps = summary_keeps(summary + ("\n" + preserved if preserved else ""))
+        if found is not None and found.preserved_messages:
+            note = (
+                f"{found.preserved_messages} message(s) were kept verbatim, so their facts "
+                "count as kept"
+            )
         for kind in FACT_KINDS:
             facts = snapshot.facts.get(kind, ())
             gone = tuple(f.value for f in facts if not keeps(f.value))
@@ -558,7 +580,69 @@ def _find_in(view: mmap.mmap, size: int, since: int) -> FoundSummary | None:
             or raw.get("isSidechain") is True
         ):
             continue
-        return FoundSummary(raw, _summary_after(view, size, stop + 1, raw.get("uuid")))
+        preserved, count = _preserved_before(view, start, raw)
+        return FoundSummary(
+            raw, _summary_after(view, size, stop + 1, raw.get("uuid")), preserved, count
+        )
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+
+
+def _preserved_before(view: mmap.mmap, end: int, boundary: Mapping[str, Any]) -> tuple[str, int]:
+    """The text of the messages the boundary says were kept (by uuid list or as a segment
+    from head to tail), read backwards from the boundary."""
+    meta = boundary.get("compactMetadata")
+    if not isinstance(meta, Mapping):
+        return "", 0
+    listed: set[str] = set()
+    messages = meta.get("preservedMessages")
+    if isinstance(messages, Mapping):
+        for key in ("uuids", "allUuids"):
+            values = messages.get(key)
+            if isinstance(values, list):
+                listed.update(v for v in values if isinstance(v, str))
+    segment = meta.get("preservedSegment")
+    head = tail = None
+    if isinstance(segment, Mapping):
+        head = segment.get("headUuid") if isinstance(segment.get("headUuid"), str) else None
+        tail = segment.get("tailUuid") if isinstance(segment.get("tailUuid"), str) else None
+    if not listed and not (head and tail):
+        return "", 0
+    texts: list[str] = []
+    count = 0
+    inside = False
+    position = end - 1
+    for _ in range(_PRESERVED_SEARCH_LINES):
+        if position <= 0:
+            break
+        start = view.rfind(b"\n", 0, position) + 1
+        raw = parse_line(view[start:position])
+        position = start - 1
+        if raw is None or raw.get("type") not in ("user", "assistant"):
+            continue
+        uuid = raw.get("uuid")
+        if uuid == tail:
+            inside = True
+        if uuid in listed or inside:
+            message = raw.get("message")
+            _strings(message.get("content") if isinstance(message, Mapping) else None, texts)
+            count += 1
+            listed.discard(uuid)  # type: ignore[arg-type]
+        if uuid == head:
+            inside = False
+            head = tail = None
+        if not listed and head is None:
+            break
+    return "\n".join(texts), count
 
 
 def _summary_after(view: mmap.mmap, size: int, position: int, boundary: object) -> str | None:
