@@ -23,7 +23,7 @@ from workbench.commands.common import (
     wants_json,
     warn,
 )
-from workbench.engine.errors import UserInputError
+from workbench.engine.errors import NotFoundError, UserInputError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -367,13 +367,12 @@ def run_compactions(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     session = args.session
     if not session:
-        path = engine.context.resolve_transcript(latest=True)
-        session = path.stem
-    elif "/" not in session:
+        session = engine.context.resolve_transcript(latest=True).stem
+    else:
         try:
             session = engine.context.resolve_transcript(session=session).stem
-        except Exception:  # noqa: BLE001 - a session with records but no transcript left
-            pass
+        except NotFoundError:
+            pass  # records outlive a deleted transcript; the id is checked when read
     records = engine.context.compaction_log.records(session)
     data = {"session_id": session, "compactions": [r.to_json() for r in records]}
 
