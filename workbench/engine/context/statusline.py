@@ -284,13 +284,14 @@ def fallback_line(model: str | None = None) -> str:
 
 def index_badge(truncation_of: Callable[[bool], Any]) -> str | None:
     """`MEMORY.md 234/200 lines` when an index does not load whole (private, then team)."""
-    from workbench.engine.index import MAX_ENTRYPOINT_LENGTH, MAX_ENTRYPOINT_LINES
-
     parts = []
     for team in (False, True):
         cut = truncation_of(team)
         if cut is None or not cut.truncated:
             continue
+        # Only here: the index module (and its frontmatter parser) costs the common case.
+        from workbench.engine.index import MAX_ENTRYPOINT_LENGTH, MAX_ENTRYPOINT_LINES
+
         name = "team MEMORY.md" if team else "MEMORY.md"
         if cut.line_truncated:
             parts.append(f"{name} {cut.line_count}/{MAX_ENTRYPOINT_LINES} lines")
