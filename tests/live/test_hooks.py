@@ -307,3 +307,16 @@ def test_a_snapshot_without_its_post_compact_is_closed_by_the_next(
     assert first.report is not None and not first.report.checked
     assert "no PostCompact followed" in first.report.note
     assert second.report is None
+
+
+def test_stop_with_propose_detaches_the_extraction(live_project: LiveProject, run_cli) -> None:
+    import time
+
+    code, out, err = run_cli("hook", "Stop", "--propose", stdin=live_project.hook_input("Stop"))
+    assert (code, out, err) == (0, "", "")  # the session does not wait for it
+    log = Path(os.environ["WORKBENCH_HOME"]) / "logs" / "extract-hook.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (log.exists() and log.read_text().strip()):
+        time.sleep(0.2)
+    # Without a key the extraction only says why it did not run; it ran all the same.
+    assert "ANTHROPIC_API_KEY" in log.read_text()

@@ -19,7 +19,6 @@ compaction or stopping, so it is never used).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -366,6 +365,8 @@ def _extract_now(engine: Engine, transcript: str) -> dict[str, Any] | None:
 
 def _detach_extraction(transcript: str, cwd: str | None) -> None:
     """Start `workbench extract` on its own, so the session never waits for the model."""
+    import subprocess
+
     from workbench.paths import state_dir
 
     command = [sys.executable, "-m", "workbench", "extract", transcript]
