@@ -28,8 +28,15 @@ COMMAND_MODULES = (
     "workbench.commands.context",
     "workbench.commands.agents",
     "workbench.commands.team",
+    "workbench.commands.live",
 )
 FRONT_COMMANDS = frozenset({"tui", "demo"})
+# Commands Claude Code runs on every message or session event: only their own module is
+# imported, so each call pays for what it uses and nothing else.
+HOT_COMMANDS = {
+    "statusline": "workbench.commands.context",
+    "hook": "workbench.commands.live",
+}
 # Options that take a value, so the word after them is never the command name.
 _VALUE_OPTIONS = frozenset(
     {
@@ -84,7 +91,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the collector kept walking them: off until the first frame is on screen (the app
         # turns it back on then), worth ~20 ms of a 0.6 s start.
         gc.disable()
-    parser = build_parser((FRONT_MODULE,) if app_only else COMMAND_MODULES)
+    command = first_command(argv)
+    if app_only:
+        modules: Sequence[str] = (FRONT_MODULE,)
+    elif not wants_help and command in HOT_COMMANDS:
+        modules = (HOT_COMMANDS[command],)
+    else:
+        modules = COMMAND_MODULES
+    parser = build_parser(modules)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

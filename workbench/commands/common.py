@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable
@@ -19,8 +18,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from workbench.engine import Engine
-
-log = logging.getLogger("workbench")
 
 
 class ExitCode(IntEnum):
@@ -221,6 +218,8 @@ def fail(exc: BaseException) -> int:
         return ExitCode.BAD_INPUT
     if os.environ.get("WORKBENCH_DEBUG"):
         raise exc
-    log.debug("unexpected error", exc_info=exc)
+    import logging  # here, not at the top: the status line and hooks start faster without it
+
+    logging.getLogger("workbench").debug("unexpected error", exc_info=exc)
     warn(f"internal error: {exc.__class__.__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)")
     return ExitCode.BAD_INPUT

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,8 @@ from workbench.commands.common import (
     wants_json,
     warn,
 )
+from workbench.engine.context.statusline import DEFAULT_FORMAT as STATUS_FORMAT
+from workbench.engine.context.statusline import FIELDS as STATUS_FIELDS
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -51,8 +54,26 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     gauge.add_argument("--updates", type=int, default=None, help=argparse.SUPPRESS)
 
-    add(
+    status = add(
         "statusline", run_statusline, "one gauge line for Claude Code's status line (JSON on stdin)"
+    )
+    status.add_argument(
+        "--format",
+        metavar="TEMPLATE",
+        default=None,
+        help="fields in braces: "
+        + ", ".join("{" + name + "}" for name in STATUS_FIELDS)
+        + f" (default: {STATUS_FORMAT!r})",
+    )
+    status.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="ANSI colours at the warning, auto-compact and blocking thresholds "
+        "(auto: on unless NO_COLOR is set)",
+    )
+    status.add_argument(
+        "--no-badge", action="store_true", help="leave out the MEMORY.md truncation badge"
     )
 
     preview = add(
@@ -252,22 +273,65 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
 
 
 def run_statusline(args: argparse.Namespace) -> int:
-    raw = sys.stdin.read()
+    # Claude Code blanks the status line on a non-zero exit or an empty line, so every
+    # problem still prints a short fallback and exits 0; the reason goes to stderr.
+    model = None
     try:
-        payload = json.loads(raw) if raw.strip() else None
-    except json.JSONDecodeError as exc:
-        raise UserInputError(f"the status-line input is not JSON ({exc.msg})") from None
-    if not isinstance(payload, dict):
-        raise UserInputError("the status-line input must be a JSON object")
-    engine = open_engine(args)
-    line, report = engine.context.statusline(payload)
+        raw = sys.stdin.read()
+        try:
+            payload = json.loads(raw) if raw.strip() else None
+        except json.JSONDecodeError as exc:
+            raise UserInputError(f"the status-line input is not JSON ({exc.msg})") from None
+        if not isinstance(payload, dict):
+            raise UserInputError("the status-line input must be a JSON object")
+        model = _payload_model(payload)
+        engine = open_engine(_with_payload_project(args, payload))
+        result = engine.context.statusline(
+            payload, fmt=args.format, color=_wants_colour(args), badge=not args.no_badge
+        )
+    except Exception as exc:  # noqa: BLE001 - the line must never go blank
+        from workbench.commands.common import fail
+        from workbench.engine.context.statusline import fallback_line
+
+        fail(exc)
+        sys.stdout.write(fallback_line(model) + "\n")
+        return ExitCode.OK
     if wants_json(args):
-        data = report.to_json() if report else {}
-        data["line"] = line
-        emit(args, data)
+        emit(args, result.to_json())
     else:
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(result.line + "\n")
     return ExitCode.OK
+
+
+def _payload_model(payload: dict[str, Any]) -> str | None:
+    model = payload.get("model")
+    if isinstance(model, dict):
+        name = model.get("display_name") or model.get("id")
+        return name if isinstance(name, str) and name else None
+    return model if isinstance(model, str) and model else None
+
+
+def _with_payload_project(args: argparse.Namespace, payload: dict[str, Any]) -> argparse.Namespace:
+    """Without --project, the project is the one Claude Code names in the payload."""
+    from workbench.commands.common import option
+    from workbench.engine.context.statusline import read_payload
+
+    if option(args, "project"):
+        return args
+    project = read_payload(payload).project_dir
+    if project and os.path.isdir(project):
+        return argparse.Namespace(**{**vars(args), "project": project})
+    return args
+
+
+def _wants_colour(args: argparse.Namespace) -> bool:
+    """Colour unless told not to: Claude Code reads the line through a pipe and renders
+    ANSI, so a TTY check would always say no; NO_COLOR turns it off."""
+    if args.color == "always":
+        return True
+    if args.color == "never":
+        return False
+    return not os.environ.get("NO_COLOR")
 
 
 # --- compact-preview --------------------------------------------------------------------

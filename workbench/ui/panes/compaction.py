@@ -40,6 +40,7 @@ from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction.survival import SurvivalItem, SurvivalReport
+    from workbench.engine.context.compaction_log import CompactionRecord
     from workbench.engine.context.transcript import SessionInfo
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -87,8 +88,9 @@ SURVIVAL_KINDS = (
     ("numbers", "Numbers"),
     ("identifiers", "Identifiers"),
 )
-SECTIONS = ("sm", "full", "micro", "files", "survival")
+SECTIONS = ("sm", "full", "micro", "files", "survival", "history")
 """The titled sections below the bars, in order (the numbers table follows `full`)."""
+MAX_HISTORY_LOST_SHOWN = 4
 MAX_LOST_SHOWN = 12
 MAX_OTHERS_SHOWN = 6
 MAX_FILES_SHOWN = 4
@@ -528,6 +530,62 @@ def survival_section(
     return title, Content("\n").join(lines)
 
 
+def history_section(records: Sequence[CompactionRecord], root: str | None) -> Section:
+    """The session's real compactions (recorded by the hooks), newest first, each with what
+    its summary lost."""
+    title = Content.assemble(
+        ("Real compactions of this session", "bold"),
+        (f"  {plural(len(records), 'compaction')} recorded by the hooks", "$foreground-muted"),
+    )
+    lines: list[Content] = []
+    for record in reversed(records):
+        snap, report = record.snapshot, record.report
+        head = [record.created[:16].replace("T", " ") + " UTC"]
+        if snap is not None:
+            head += [snap.trigger or "?", f"{snap.pre_tokens:,} tokens"]
+            head.append(plural(snap.summarised_messages, "message") + " summarised")
+        lines.append(Content.assemble(("▸ ", "$text-accent"), (" · ".join(head), "bold")))
+        if report is None:
+            lines.append(
+                Content.styled("  waiting for the summary (PostCompact)", "$foreground-muted")
+            )
+            continue
+        if not report.checked:
+            lines.append(Content.styled(f"  ? not checked: {report.note}", "$text-warning"))
+            continue
+        total = snap.fact_count if snap else 0
+        source = "the summary in the transcript"
+        if report.summary_source != "transcript":
+            source = "the summary the hook received"
+        if not report.lost_count:
+            lines.append(
+                Content.assemble(
+                    ("  ✓ nothing lost", "bold $text-success"),
+                    (f" of {plural(total, 'fact')}, checked against {source}", "$foreground-muted"),
+                )
+            )
+            continue
+        lines.append(
+            Content.assemble(
+                (f"  ✗ {report.lost_count} of {plural(total, 'fact')} lost", "bold $text-error"),
+                (f", checked against {source}", "$foreground-muted"),
+            )
+        )
+        for kind, label in SURVIVAL_KINDS:
+            lost = list(report.lost.get(kind, ()))
+            if not lost:
+                continue
+            shown = [short_path(v, root) if kind == "paths" else v for v in lost]
+            more = len(shown) - MAX_HISTORY_LOST_SHOWN
+            text = ", ".join(shown[:MAX_HISTORY_LOST_SHOWN]) + (
+                f" and {more} more" if more > 0 else ""
+            )
+            lines.append(
+                Content.assemble((f"    {label}: ", "$foreground-muted"), (text, "$text-error"))
+            )
+    return title, Content("\n").join(lines)
+
+
 def session_prompt(info: SessionInfo) -> Content:
     """One session in the picker: id, title, size."""
     title = (info.title or "untitled").replace("\n", " ")
@@ -668,6 +726,8 @@ class CompactionPane(Pane):
     """A summary of the user's to check the span against (None: the engine's default)."""
     busy: reactive[bool] = reactive(False, init=False)
     """A preview is being computed."""
+    history: reactive[tuple[CompactionRecord, ...]] = reactive(tuple, init=False)
+    """The session's real compactions, as the hooks recorded them."""
 
     class SessionsLoaded(Message):
         """The sessions were listed."""
@@ -680,13 +740,19 @@ class CompactionPane(Pane):
         """A dry run finished."""
 
         def __init__(
-            self, session_id: str, preview: CompactPreview, summary: SummaryChoice | None
+            self,
+            session_id: str,
+            preview: CompactPreview,
+            summary: SummaryChoice | None,
+            history: tuple[CompactionRecord, ...] = (),
         ) -> None:
             super().__init__()
             self.session_id = session_id
             self.preview = preview
             self.summary = summary
             """The summary it was checked against (None: the default)."""
+            self.history = history
+            """The session's recorded compactions."""
 
     class PreviewFailed(Message):
         """Listing sessions or the dry run failed, with a message for the user."""
@@ -764,10 +830,19 @@ class CompactionPane(Pane):
         picker.set_options((session_prompt(s), s.session_id) for s in sessions)
         picker.value = chosen
 
-    def show_preview(self, preview: CompactPreview, *, session_id: str | None = None) -> None:
-        """Show a dry run (the workers call this; tests may too)."""
+    def show_preview(
+        self,
+        preview: CompactPreview,
+        *,
+        session_id: str | None = None,
+        history: Sequence[CompactionRecord] | None = None,
+    ) -> None:
+        """Show a dry run and the session's recorded compactions (the workers call this;
+        tests may too)."""
         if session_id is not None:
             self.session_id = session_id
+        if history is not None:
+            self.set_reactive(CompactionPane.history, tuple(history))
         self.preview = preview
 
     def show_error(self, error: str) -> None:
@@ -844,12 +919,16 @@ class CompactionPane(Pane):
             "micro": micro_section(preview),
             "files": files_section(preview, root),
             "survival": survival_section(preview.survival, root, summary_label=label),
+            "history": history_section(self.history, root),
         }
         for name, (title, body) in sections.items():
-            self.query_one(f".{name}-title", Static).update(title)
+            title_widget = self.query_one(f".{name}-title", Static)
+            title_widget.update(title)
             body_widget = self.query_one(f".{name}-body", Static)
             body_widget.update(body)
             body_widget.display = bool(body.plain)
+            if name == "history":  # only sessions the hooks saw compact have a history
+                title_widget.display = bool(self.history)
         self.query_one(".compaction-numbers", Static).update(numbers_content(preview))
         self.has_content = True
         self.report_engine(engine_label(preview))
@@ -918,8 +997,12 @@ class CompactionPane(Pane):
         if summary is not None and not summary.is_default:
             survival = replace(preview.survival, summary_source=summary.label)
             preview = replace(preview, survival=survival)
+        try:
+            history = tuple(engine.context.compaction_log.records(session_id))
+        except (WorkbenchError, OSError):
+            history = ()  # the preview stands on its own; a missing history is no error
         if not get_current_worker().is_cancelled:
-            self.post_message(self.Previewed(session_id, preview, summary))
+            self.post_message(self.Previewed(session_id, preview, summary, history))
 
     @on(Previewed)
     def _previewed(self, message: Previewed) -> None:
@@ -929,8 +1012,13 @@ class CompactionPane(Pane):
         if message.session_id == self.session_id:
             # The summary sticks only once a preview with it succeeded.
             self.set_reactive(CompactionPane.summary, message.summary)
+            new_history = message.history != self.history
+            self.set_reactive(CompactionPane.history, message.history)
             self._update_status()
+            unchanged = self.preview == message.preview
             self.preview = message.preview
+            if unchanged and new_history:
+                self._render_preview(message.preview)  # the watcher only fires on a new preview
 
     @on(PreviewFailed)
     def _preview_failed(self, message: PreviewFailed) -> None:
