@@ -21,7 +21,13 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import PullResult, PushResult, SyncError, SyncStatus
+    from workbench.engine.team.sync_models import (
+        PullResult,
+        PushResult,
+        SkippedSecret,
+        SyncError,
+        SyncStatus,
+    )
 
 
 def register_sync_commands(
@@ -223,7 +229,9 @@ def _push_text(result: PushResult, repo: str) -> str:
     else:
         head = f"Push to {repo} failed after {result.uploaded} entries."
     lines = [head]
-    lines += [f"  not pushed, holds a secret: {s.path} ({s.label})" for s in result.skipped_secrets]
+    lines += [
+        f"  not pushed, {_holds(s)} a secret: {s.path} ({s.label})" for s in result.skipped_secrets
+    ]
     lines += [f"  not pushed, over 250,000 bytes: {path}" for path in result.skipped_too_large]
     if result.max_entries is not None:
         lines.append(f"  the server allows {result.max_entries} entries for this repo")
@@ -245,11 +253,15 @@ def _print_status(con: Console, status: SyncStatus) -> None:
             table.add_row(row.key, row.state, _short_hash(row.local), _short_hash(row.server))
         con.print(table)
     for secret in status.skipped_secrets:
-        con.print(f"not pushed, holds a secret: {secret.path} ({secret.label})")
+        con.print(f"not pushed, {_holds(secret)} a secret: {secret.path} ({secret.label})")
     for path in status.skipped_too_large:
         con.print(f"not pushed, over 250,000 bytes: {path}")
     for item in status.history[:5]:
         con.print(f"{item.get('time')} {item.get('operation')} {item.get('status')}")
+
+
+def _holds(secret: SkippedSecret) -> str:
+    return "its name holds" if secret.found_in == "name" else "holds"
 
 
 def _short_hash(value: str | None) -> str:

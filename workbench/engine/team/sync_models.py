@@ -23,11 +23,17 @@ class SkippedSecret:
     """A local file not pushed because the scanner found a secret (first rule only)."""
 
     path: str
+    """The key; redacted (`notes/[REDACTED].md`) when the secret is in the name."""
     rule_id: str
     label: str
+    found_in: str = "content"
+    """`content`, or `name` when the file's name (path) holds the secret."""
 
     def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "rule_id": self.rule_id, "label": self.label}
+        out = {"path": self.path, "rule_id": self.rule_id, "label": self.label}
+        if self.found_in != "content":
+            out["found_in"] = self.found_in
+        return out
 
 
 @dataclass(frozen=True)
@@ -35,8 +41,10 @@ class SkippedKey:
     """A pulled entry that was not written, and why."""
 
     key: str
+    """The key as it may be shown: escaped to one line, redacted if it holds a secret."""
     reason: str
-    """`unsafe_key`, `too_large` or `write_failed`."""
+    """`invalid_key` (cannot be a file name), `unsafe_key` (leaves the team folder),
+    `secret_in_key`, `secret_in_content`, `too_large` or `write_failed`."""
     detail: str = ""
 
     def to_json(self) -> dict[str, str]:
