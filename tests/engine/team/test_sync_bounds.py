@@ -11,6 +11,7 @@ import asyncio
 import json
 import time
 import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,36 @@ def test_the_state_never_keeps_a_checksum_that_cannot_be_sent_back(engine, tmp_p
     assert first.status == "ok" and first.checksum is None
     assert second.status == "ok", "a bad ETag must not make every later request fail"
     assert all("if-none-match" not in seen.headers for seen in server.requests)
+
+
+def gzip_of_zeros(total: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    zeros = bytes(MiB)
+    return b"".join(packer.compress(zeros) for _ in range(total // MiB)) + packer.flush()
+
+
+async def test_a_gzip_bomb_inflates_no_further_than_the_cap(engine, tmp_path):
+    bomb = gzip_of_zeros(200 * MiB)  # about 200 KB on the wire
+    fault = Fault(200, body=bomb, headers=[(b"Content-Encoding", b"gzip")])
+    with FaultServer(lambda _seen: fault) as server:
+        async with client_for(engine, server.url, tmp_path, max_response_bytes=MiB) as client:
+            tracemalloc.start()
+            try:
+                result, _ = await bounded(client.pull())
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+    assert result.error is not None and result.error.kind == "too_large"
+    assert peak < 8 * MiB  # httpx alone inflates each 64 KiB read whole: ~64 MB
+
+
+@pytest.mark.parametrize(
+    ("encoding", "body"), [(b"br", b"\x00" * 10), (b"gzip", b"not gzip at all")]
+)
+async def test_an_unreadable_encoding_is_one_clear_error(engine, tmp_path, encoding, body):
+    fault = Fault(200, body=body, headers=[(b"Content-Encoding", encoding)])
+    with FaultServer(lambda _seen: fault) as server:
+        async with client_for(engine, server.url, tmp_path) as client:
+            result, _ = await bounded(client.pull())
+    assert result.error is not None and "unreadable" in result.error.message
+    assert "\n" not in result.error.message

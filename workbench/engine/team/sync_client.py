@@ -67,6 +67,7 @@ from workbench.engine.team.sync_transport import (
     MAX_HASHES_RESPONSE_BYTES,
     MAX_PULL_RESPONSE_BYTES,
     MAX_PUT_RESPONSE_BYTES,
+    BadEncoding,
     DeadlineExceeded,
     Reply,
     ResponseTooLarge,
@@ -261,6 +262,10 @@ class TeamSyncClient:
                 "this client accepts; refused"
             )
             return SyncError("too_large", exc.status, message)
+        except BadEncoding as exc:
+            return SyncError(
+                "http", None, f"the team server's answer to {what} is unreadable: {exc}"
+            )
         except httpx.HTTPError as exc:
             return classify_transport_error(exc)
 
