@@ -4,9 +4,10 @@ Network calls are async over `httpx.AsyncClient`; the transport is injectable so
 a hostile or failing server. Every request has an overall deadline and a response-size cap
 (`sync_transport`), and a pull as a whole, retries included, has a deadline of its own. Pulled
 keys are checked before anything is written: one that cannot be a file name, leaves the team
-folder or holds a secret is refused on its own and reported, and the rest still applies. Disk work (reading the team folder, writing pulled entries) runs
-in worker threads. Pulled overwrites go through the engine's history, so each pull can be
-undone. State (checksums, learned limits, suppression, history) is saved after every operation.
+folder or holds a secret is refused on its own and reported, and the rest still applies. Disk
+work (reading the team folder, writing pulled entries) runs in worker threads. Pulled
+overwrites go through the engine's history, so each pull can be undone. State (checksums,
+learned limits, suppression, history) is saved after every operation.
 """
 
 from __future__ import annotations
@@ -430,9 +431,9 @@ class TeamSyncClient:
         try:
             path = Path(validate_team_mem_key(key, self.team_dir))
         except PathTraversalError as exc:
-            return SkippedKey(shown, "unsafe_key", _one_line(exc))
+            return SkippedKey(shown, "unsafe_key", _short(exc))
         except (OSError, ValueError) as exc:  # the OS cannot even look the path up
-            return SkippedKey(shown, "invalid_key", _one_line(exc))
+            return SkippedKey(shown, "invalid_key", _short(exc))
         problem = file_name_problem(key)
         if problem is not None:
             return SkippedKey(shown, "invalid_key", problem)
@@ -465,7 +466,7 @@ class TeamSyncClient:
 
                 atomic_write_bytes(path, data)
         except OSError as exc:
-            reason = exc.strerror or _one_line(exc)
+            reason = exc.strerror or _short(exc)
             return key, "skipped", SkippedKey(display_key(key), "write_failed", reason)
         return key, "written", None
 
@@ -589,9 +590,9 @@ class TeamSyncClient:
         import json
 
         headers = {"Content-Type": "application/json"}
-        if usable_checksum(self.state.last_known_checksum):
-            assert self.state.last_known_checksum is not None
-            headers["If-Match"] = quoted_etag(self.state.last_known_checksum)
+        etag = usable_checksum(self.state.last_known_checksum)
+        if etag is not None:
+            headers["If-Match"] = quoted_etag(etag)
         response = await self._send(
             "PUT",
             "the push",
@@ -713,10 +714,6 @@ def _key_state(here: str | None, there: str | None, base: str | None, blocked: s
     if here is not None:
         return "local_only" if base is None or base == here else "local_changed"
     return "server_only" if base is None else "deleted_locally"
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or exc.__class__.__name__
 
 
 def _well_formed(text: str) -> str:
