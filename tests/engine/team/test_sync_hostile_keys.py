@@ -245,3 +245,16 @@ def test_redaction_keeps_what_holds_no_secret():
     assert redacted_key(f"a/b/{pat}.md", scan_for_secrets) == "a/b/[REDACTED].md"
     assert redacted_key(f"{pat}/x.md", scan_for_secrets) == "[REDACTED]/x.md"
     assert display_key("line\nbreak\x00.md") == "line\\x0abreak\\x00.md"
+
+
+def test_keys_scanned_together_find_what_keys_scanned_alone_find():
+    from workbench.engine.team.secrets import scan_for_secrets
+    from workbench.engine.team.sync_keys import secrets_in_keys
+
+    keys = [f"topic-{i:04}.md" for i in range(600)]
+    keys[5] = f"a/{make_token('anthropic-api-key', 'many')}.md"
+    keys[590] = f"{make_token('stripe-access-token', 'many')}/notes.md"
+    keys[300] = "ends-with-" + make_token("npm-access-token", "many")
+    alone = {k: m for k in keys if (m := secret_in_key(k, scan_for_secrets)) is not None}
+    assert set(alone) == {keys[5], keys[590], keys[300]}
+    assert secrets_in_keys(keys, scan_for_secrets) == alone

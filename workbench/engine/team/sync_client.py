@@ -29,7 +29,7 @@ from workbench.engine.team.sync_keys import (
     display_key,
     file_name_problem,
     redacted_key,
-    secret_in_key,
+    secrets_in_keys,
     unicode_problem,
 )
 from workbench.engine.team.sync_local import Scanner, default_scanner, read_local_entries
@@ -382,10 +382,11 @@ class TeamSyncClient:
     def _keepable(self, checksums: Mapping[str, str]) -> dict[str, str]:
         """The server's hashes for keys a local file could have; the rest (keys refused on
         pull, which no push can send either) are not kept, so state never holds them."""
+        named = secrets_in_keys(checksums, self._scan)
         return {
             key: value
             for key, value in checksums.items()
-            if file_name_problem(key) is None and secret_in_key(key, self._scan) is None
+            if file_name_problem(key) is None and key not in named
         }
 
     async def _write_entries(
@@ -393,10 +394,11 @@ class TeamSyncClient:
     ) -> tuple[list[str], int, list[SkippedKey]]:
         group = self.history.new_group() if self.history is not None else ""
         limit = asyncio.Semaphore(PULL_WRITE_CONCURRENCY)
+        named = await asyncio.to_thread(secrets_in_keys, entries, self._scan)
 
         async def write(key: str, content: str) -> tuple[str, str, SkippedKey | None]:
             async with limit:
-                return await asyncio.to_thread(self._write_one, key, content, group)
+                return await asyncio.to_thread(self._write_one, key, content, group, named.get(key))
 
         outcomes = await asyncio.gather(*(write(k, v) for k, v in entries.items()))
         written: list[str] = []
@@ -415,12 +417,12 @@ class TeamSyncClient:
         skipped.sort(key=lambda s: js_sort_key(s.key))
         return written, unchanged, skipped
 
-    def _checked_path(self, key: str, content: str) -> Path | SkippedKey:
-        """Where a pulled entry may be written, or why it must not be. The secret check
-        comes first: past it, a key may be shown (escaped to one line)."""
+    def _checked_path(self, key: str, content: str, found: Any) -> Path | SkippedKey:
+        """Where a pulled entry may be written, or why it must not be; `found` is the secret
+        in its key, if any. That check comes first: past it, a key may be shown (escaped to
+        one line)."""
         from workbench.engine.team.pathsafety import validate_team_mem_key
 
-        found = secret_in_key(key, self._scan)
         if found is not None:
             shown = redacted_key(key, self._scan)
             return SkippedKey(shown, "secret_in_key", f"its name holds a {found.label}")
@@ -442,8 +444,10 @@ class TeamSyncClient:
             return SkippedKey(shown, "secret_in_content", f"it holds a {in_text[0].label}")
         return path
 
-    def _write_one(self, key: str, content: str, group: str) -> tuple[str, str, SkippedKey | None]:
-        path = self._checked_path(key, content)
+    def _write_one(
+        self, key: str, content: str, group: str, secret_in_name: Any = None
+    ) -> tuple[str, str, SkippedKey | None]:
+        path = self._checked_path(key, content, secret_in_name)
         if isinstance(path, SkippedKey):
             return key, "skipped", path
         data = _well_formed(content).encode("utf-8")

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from workbench.engine.atomic import TEMP_SUFFIX
-from workbench.engine.team.sync_keys import redacted_key, secret_in_key
+from workbench.engine.team.sync_keys import redacted_key, secrets_in_keys
 from workbench.engine.team.sync_models import LocalSnapshot, SkippedSecret
 from workbench.engine.team.sync_protocol import MAX_FILE_SIZE_BYTES, js_sort_key
 
@@ -67,13 +67,17 @@ def read_local_entries(
     secrets: list[SkippedSecret] = []
     too_large: list[str] = []
     unreadable: list[str] = []
+    files = []
     for key, child in iter_team_files(team_dir):
         try:
             key.encode("utf-8")
         except UnicodeEncodeError:
             unreadable.append(key.encode("utf-8", "replace").decode("utf-8"))
             continue  # a file name that is not UTF-8 cannot be a protocol key
-        in_name = secret_in_key(key, scan)
+        files.append((key, child))
+    named = secrets_in_keys((key for key, _ in files), scan)
+    for key, child in files:
+        in_name = named.get(key)
         if in_name is not None:
             # Named without the secret: the name itself is what must not leave the machine.
             shown = redacted_key(key, scan)
