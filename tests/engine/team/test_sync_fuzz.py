@@ -37,7 +37,7 @@ from workbench.cli import main
 from workbench.engine import Engine
 from workbench.engine.team.sync_client import TeamSyncClient
 from workbench.engine.team.sync_state import SyncStateStore
-from workbench.engine.team.sync_transport import MiB
+from workbench.engine.team.sync_transport import MAX_PULL_RESPONSE_BYTES, MiB
 
 REPO = "acme/widgets"
 CAP = 256 * 1024
@@ -366,21 +366,32 @@ SOCKET_FAULTS = {
 
 
 @pytest.mark.parametrize("action", ["pull", "push"])
-@pytest.mark.parametrize("fault", list(SOCKET_FAULTS))
-def test_sync_commands_survive_socket_level_faults(tmp_path, capsys, monkeypatch, fault, action):
-    sandbox = Sandbox(tmp_path / "box")
-    before = sandbox.outside()
-    with FaultServer(SOCKET_FAULTS[fault]) as server:
-        monkeypatch.setenv("TEAM_MEMORY_SYNC_URL", server.url)
-        monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", "t")
-        monkeypatch.setenv("WORKBENCH_SYNC_TIMEOUT", str(DEADLINE))
-        project = str(sandbox.engine.locations.project_root)
-        args = ["sync", action, "--project", project, "--repo", REPO]
-        args += ["--memory-dir", str(sandbox.root / "memory"), "--json"]
-        code = main(args)
-    out, err = capsys.readouterr()
-    assert code in (0, 1, 2)
-    assert "internal error" not in err and "Traceback" not in err
-    assert err.count("\n") <= 1
-    json.loads(out)
-    assert sandbox.outside() == before
+def test_sync_commands_survive_socket_level_faults(tmp_path, capsys, monkeypatch, action):
+    monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", "t")
+    monkeypatch.setenv("WORKBENCH_SYNC_TIMEOUT", str(DEADLINE))
+    broken = []
+    for n, (name, responder) in enumerate(SOCKET_FAULTS.items()):
+        sandbox = Sandbox(tmp_path / f"box{n}")
+        before = sandbox.outside()
+        with FaultServer(responder) as server:
+            monkeypatch.setenv("TEAM_MEMORY_SYNC_URL", server.url)
+            project = str(sandbox.engine.locations.project_root)
+            args = ["sync", action, "--project", project, "--repo", REPO]
+            args += ["--memory-dir", str(sandbox.root / "memory"), "--json"]
+            tracemalloc.start()
+            try:
+                code = main(args)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+        out, err = capsys.readouterr()
+        try:
+            assert code in (0, 1, 2)
+            assert peak < 3 * MAX_PULL_RESPONSE_BYTES, f"{peak} bytes traced"
+            assert "internal error" not in err and "Traceback" not in err
+            assert err.count("\n") <= 1
+            json.loads(out)
+            assert sandbox.outside() == before
+        except (AssertionError, ValueError) as exc:
+            broken.append(f"{name}: {' '.join(str(exc).split())[:200]}")
+    assert not broken, broken
