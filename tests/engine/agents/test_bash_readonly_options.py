@@ -144,39 +144,36 @@ def test_the_refusal_names_the_option_the_command_would_have_read(command, meant
     assert meant in reason and "--" + command.split("--")[1].split("=")[0] in reason
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        "sort -k 2 -t , data.txt",
-        "sort -k -o data.txt",  # -k takes `-o` as its key: sort writes nothing
-        "sort --key=2 --numeric-sort --reverse data.txt",
-        "sed -n -e 1,5p -e /x/p f.md",
-        "sed --quiet --expression=1p f.md",
-        "sed -l 5 p f.md",
-        "git grep -n -i -e word -- '*.md'",
-        "git grep -3 word",
-        "git grep --count --max-depth 2 word",
-        "git branch --contains HEAD",
-        "git branch -a --sort=-committerdate",
-        "git branch -vv",
-        "git tag -n5 --list",
-        "git config --get-regexp '^user'",
-        "git config --list --show-origin",
-        "git ls-remote --heads --tags .",
-        "git log --output-indicator-new=+ -p",
-        "git log --no-ext-diff -p",
-        "git diff --stat HEAD~1",
-        "xargs -0 -n 1 wc -l",
-        "xargs --null --max-args=2 cat",
-        "date -d yesterday +%F",
-        "date --date=now --utc",
-        "file --mime-type f.md",
-        "base64 -d -w 0 f.md",
-        "uniq -c -f 1 data.txt",
-        "rg --pretty word",
-        "fd --exclude node_modules md",
-    ],
-)
-def test_read_only_option_forms_are_accepted(command: str) -> None:
-    verdict = judge_command(command)
-    assert verdict.read_only, f"{command!r}: {verdict.reason}"
+# Near misses: each read-only form next to an escape that differs from it by little, so the
+# judge is shown to tell them apart rather than refuse a whole command.
+NEAR_MISSES = [
+    ("sort -k 2 -t , data.txt", "sort -k 2 -t , --outp=F data.txt"),
+    ("sort -k -o data.txt", "sort -k 2 -o data.txt"),  # -k takes `-o` as its key
+    ("sort --key=2 --numeric-sort --reverse data.txt", "sort --key=2 --comp=sh data.txt"),
+    ("sed -n -e 1,5p -e /x/p f.md", "sed -n -e 1,5p --expr='w F' f.md"),
+    ("sed -l 5 p f.md", "sed -l 5 'w F' f.md"),
+    ("sed --line-length=5 p f.md", "sed --line-length 5 'w F' f.md"),
+    ("git grep -n -i -e word -- '*.md'", "git grep -n -i -e -- --open-files-in-pager=rm"),
+    ("git grep -3 word", "git grep -3 --open=rm word"),
+    ("git branch --contains HEAD", "git branch --set-upstream-t=origin/main"),
+    ("git branch --list --sort=-committerdate", "git branch --sort -l newbranch"),
+    ("git tag -n5 --list", "git tag --anno -m x v2"),
+    ("git config --get-regexp '^user'", "git config --get x --ad a.b c"),
+    ("git ls-remote --heads --tags .", "git ls-remote --upload-p='touch F;' ."),
+    ("git log --output-indicator-new=+ -p", "git log --outp=F -p"),
+    ("git log --no-ext-diff -p", "git log --ext-d -p"),
+    ("git diff --stat -- notes.md", "git diff --stat -- --output=F"),
+    ("xargs -0 -n 1 wc -l", "xargs -0 --open wc -l"),
+    ("date -d yesterday +%F", "date --s=yesterday"),
+    ("file --mime-type f.md", "file --comp f.md"),
+    ("uniq -c -f 1 data.txt", "uniq -c data.txt out.txt"),
+    ("rg --pretty word", "rg --pr=./decode word"),
+    ("fd --exclude node_modules md", "fd --exe rm md"),
+]
+
+
+@pytest.mark.parametrize(("accepted", "refused"), NEAR_MISSES)
+def test_read_only_forms_pass_and_their_near_misses_do_not(accepted: str, refused: str) -> None:
+    verdict = judge_command(accepted)
+    assert verdict.read_only, f"{accepted!r}: {verdict.reason}"
+    assert not judge_command(refused).read_only, f"{refused!r} was allowed"
