@@ -6,6 +6,12 @@ and redirections are understood rather than pattern-matched. Every simple comman
 on an allowlist: plain read-only tools, tools whose flags are checked (git, sed, sort, find,
 xargs, ...), and a few that must match an exact shape (`node -v`, `history 20`, ...).
 
+Flags are read the way the commands read them (see `bash_options`): a tool with few options
+is parsed against a full table of them, so a value-taking option that swallows the next word
+is understood, and a long option must be written in full (getopt_long and git would take
+`--outp` as `--output`); a tool with very many options refuses any word that is, or could
+abbreviate, one of its dangerous options. git has its own module, `bash_git`.
+
 Anything the judge does not understand is refused: a parse error, `$` expansion, command or
 process substitution, unquoted globs and brace expansion, variable assignments, loops,
 functions, background jobs, and output redirections to anything but `/dev/null`.
