@@ -120,7 +120,7 @@ class TestMainScreen:
         assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("alt+2"))
 
     def test_team_index(self, snap_compare, fixture_app):
-        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("t"))
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("2", "t"))
 
     def test_index_cut(self, snap_compare, tmp_path: Path, app_factory):
         app = app_factory(build_project(tmp_path, index=long_index(230)))

@@ -238,9 +238,9 @@ class WorkbenchApp(App[None]):
                 yield SystemCommand(spec.title, spec.help, partial(self.run_action, spec.action))
             elif spec.scope == "main" and isinstance(screen, MainScreen):
                 name = spec.action.split("(", 1)[0]
-                if screen.check_action(name, ()):
+                if screen.action_applies(name):
                     yield SystemCommand(
-                        spec.title, spec.help, partial(screen.run_action, spec.action)
+                        spec.title, spec.help, partial(screen.run_command, spec.action)
                     )
             elif spec.scope == "editor" and screen.__class__.__name__ == "MemoryEditorScreen":
                 yield SystemCommand(spec.title, spec.help, partial(screen.run_action, spec.action))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -407,7 +407,11 @@ class RecallPane(Pane):
     # panes. `i` puts the cursor in the box; Esc there comes back.
     focus_target = "#recall-results, .recall-scroll"
 
-    BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in PANE_ACTIONS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(spec.binding() for spec in PANE_ACTIONS),
+        # Esc in a box goes back to the results; from there, the screen's Esc goes to the tree.
+        Binding("escape", "leave_box", "Results", show=False),
+    ]
     DEFAULT_CSS = """
     RecallPane {
         & #recall-query { margin-top: 1; }
@@ -872,10 +876,15 @@ class RecallPane(Pane):
         """Put the cursor in the query box."""
         self.query_one("#recall-query", Input).focus()
 
-    def key_escape(self) -> None:
-        # Out of the query and option boxes, back to the results (where digits switch panes).
-        if isinstance(self.app.focused, Input) and self.app.focused in self.query(Input):
-            self.focus_default()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_box":
+            focused = self.screen.focused
+            return isinstance(focused, Input) and focused in self.query(Input)
+        return True
+
+    def action_leave_box(self) -> None:
+        """Out of the query and option boxes, back to the results (where digits switch panes)."""
+        self.focus_default()
 
     def action_run_recall(self) -> None:
         """Run recall for the query with the current options."""

@@ -114,11 +114,29 @@ class MemoryTree(Tree[NodeData]):
         self._rebuild(self.selected_path)
 
     @property
-    def selected_path(self) -> str | None:
-        """The path of the memory under the cursor."""
+    def selected_entry(self) -> MemoryEntry | None:
+        """The memory under the cursor (None on a group row or an empty tree)."""
         node = self.cursor_node
         if node is not None and isinstance(node.data, MemoryEntry):
-            return node.data.path
+            return node.data
+        return None
+
+    @property
+    def selected_path(self) -> str | None:
+        """The path of the memory under the cursor."""
+        entry = self.selected_entry
+        return entry.path if entry is not None else None
+
+    def neighbour_of(self, path: str) -> str | None:
+        """The memory shown after `path` in its group (else the one before): where the cursor
+        goes once `path` is deleted."""
+        for group in self.root.children:
+            leaves = [n.data for n in group.children if isinstance(n.data, MemoryEntry)]
+            paths = [entry.path for entry in leaves]
+            if path in paths:
+                position = paths.index(path)
+                rest = paths[position + 1 :] or paths[:position][-1:]
+                return rest[0] if rest else None
         return None
 
     def select_path(self, path: str) -> bool:
@@ -192,7 +210,13 @@ class MemoryTree(Tree[NodeData]):
                 # Reading `last_line` lays the lines out now, so the cursor lands on this very
                 # frame (at start-up, the first one) rather than on the next.
                 _ = self.last_line
+                line = self.cursor_line
                 self.move_cursor(target)
+                if self.cursor_line == line:
+                    # Tree only says "highlighted" when the line number changes; a rebuild
+                    # can put another memory on the same line (a new file, a rename, a
+                    # delete), and the viewer must follow it.
+                    self.post_message(self.NodeHighlighted(target))
         if pending:
             self.set_timer(BATCH_DELAY_S, partial(self._add_batch, generation, pending, keep))
             return
