@@ -17,6 +17,7 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
 
 from workbench.config import DEFAULT_THEME, Settings
 from workbench.ui.actions import ACTIONS, bindings, unknown_keymap_ids
@@ -105,9 +106,18 @@ class WorkbenchApp(App[None]):
             # thread (reading and parsing them is most of a start-up's theme cost).
             self.theme = wanted
             self._themes_deferred = True
-            return
-        self._themes_deferred = False
-        self._apply_theme_files(load_themes(self._theme_folders))
+        else:
+            self._themes_deferred = False
+            self._apply_theme_files(load_themes(self._theme_folders))
+        self._drop_unstyled_themes()
+
+    def _drop_unstyled_themes(self) -> None:
+        """Offer only the themes the app is styled for: ours and the YAML ones (which get the
+        app's variables from their own palette). Textual's built-ins are not: in `ansi-light`
+        the over-limit banner is red on red."""
+        for name, theme in list(self.available_themes.items()):
+            if TEXTUAL_THEMES.get(name) is theme:  # still Textual's own, not a YAML override
+                self.unregister_theme(name)
 
     def _apply_theme_files(self, result: ThemeLoadResult) -> None:
         for theme in result.loaded.values():
