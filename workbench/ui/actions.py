@@ -60,6 +60,8 @@ PANES: tuple[tuple[str, str, str], ...] = (
     ("review", "Review", "Review queue"),
 )
 """Pane id, tab title and full title, in tab order."""
+SHORT_TABS: dict[str, str] = {"index": "Index", "session": "Sess", "compaction": "Comp"}
+"""Tab titles for narrow screens, where the others are short already."""
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -164,6 +166,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Tree",
         "Memory: Focus the tree",
         "Put the focus back on the memory tree, from any pane (clears the filter when in it)",
+    ),
+    ActionSpec(
+        "toggle-sidebar",
+        "f2",
+        "toggle_sidebar",
+        "Sidebar",
+        "Pane: Hide or show the memory sidebar",
+        "Give the panes the whole width (a small screen); f2 or escape brings the tree back",
     ),
     ActionSpec(
         "toggle-team-index",

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.color import Color
@@ -32,7 +32,7 @@ from textual.worker import get_current_worker
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.memory_models import MemoryEntry
 from workbench.engine.store import IndexFixPlan, first_listed
-from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, bindings
+from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
 from workbench.ui.formatting import display_memory_dir, project_name
 from workbench.ui.messages import (
     ChangeApplied,
@@ -64,6 +64,12 @@ if TYPE_CHECKING:
 
 ENGINE_PATH = "engine: local files"
 """The status line's engine label for panes that read the memory folder directly."""
+NARROW_WIDTH = 120
+"""Below this many columns the sidebar narrows (and the tree drops its token column)."""
+TINY_WIDTH = 100
+"""Below this many columns it narrows further, so every pane keeps room (80x24 included)."""
+SHORT_HEIGHT = 32
+"""Below this many rows the MEMORY.md pane clips its banner to keep room for the lines."""
 WATCH_DELAY_S = 1.0
 FIRST_FRAME_FALLBACK_S = 5.0
 """What waits for the first full frame (the after-paint hook, importing the panes' modules,
@@ -196,7 +202,8 @@ class MainScreen(Screen[None]):
                 yield Static(LEGEND, classes="tree-legend")
             with Vertical(id="panes"):
                 tabs = [(f"pane-{info.id}", info.tab) for info in PANE_INFOS]
-                yield PaneTabs(tabs, active="pane-memory", id="pane-tabs")
+                short = {f"pane-{pane_id}": title for pane_id, title in SHORT_TABS.items()}
+                yield PaneTabs(tabs, active="pane-memory", short=short, id="pane-tabs")
                 with ContentSwitcher(id="pane-switcher", initial="pane-memory"):
                     for info in PANE_INFOS:
                         with PaneBox(id=f"pane-{info.id}"):
@@ -315,6 +322,24 @@ class MainScreen(Screen[None]):
         else:
             self.set_focus(self.query_one(PaneTabs))
 
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        self.set_class(width < NARROW_WIDTH, "-narrow")
+        self.set_class(width < TINY_WIDTH, "-tiny")
+        self.set_class(event.size.height < SHORT_HEIGHT, "-short")
+
+    @property
+    def sidebar_hidden(self) -> bool:
+        """Whether the sidebar is collapsed (f2), leaving the panes the whole width."""
+        return self.has_class("-sidebar-hidden")
+
+    def action_toggle_sidebar(self) -> None:
+        """Collapse the sidebar, or bring it back."""
+        hide = not self.sidebar_hidden
+        if hide and self._focus_within("sidebar"):
+            self.show_pane(self.active_pane, focus=True)  # before the tree is hidden
+        self.set_class(hide, "-sidebar-hidden")
+
     def on_descendant_focus(self) -> None:
         self._paint_focus_ring()
 
@@ -327,7 +352,9 @@ class MainScreen(Screen[None]):
         away (hidden, removed) and no pane is about to take it, the tree does."""
         if self.focused is None and not self._focus_pending and self.is_current:
             trees = self.query(MemoryTree)
-            if trees:
+            if self.sidebar_hidden:
+                self._focus_into(self.pane(self.active_pane))
+            elif trees:
                 self.set_focus(trees.first())
 
     def _paint_focus_ring(self) -> None:
@@ -605,6 +632,7 @@ class MainScreen(Screen[None]):
         box = self.query_one("#memory-filter", Input)
         if box.has_focus:
             box.value = ""
+        self.remove_class("-sidebar-hidden")
         self.set_focus(self.tree)
 
     # --- actions -----------------------------------------------------------------------
@@ -630,6 +658,7 @@ class MainScreen(Screen[None]):
         pane) comes forward with the focus first, so the verb acts on what is on show."""
         name = action.split("(", 1)[0]
         if name in MEMORY_VERBS:
+            self.remove_class("-sidebar-hidden")
             self.set_focus(self.tree)
             self.show_pane("memory", focus=False)
         elif name in INDEX_VERBS:

@@ -34,6 +34,9 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
 NodeData = MemoryEntry | str
 # Columns after the name: "  12d" / " today" (6) + "  1.2k" (6) + " ▲" (2).
 _TAIL_WIDTH = 14
+_NARROW_TAIL_WIDTH = 8
+"""A narrow tree (a small screen) drops the token column to keep room for names."""
+NARROW_ROW = 40
 BATCH_SIZE = 200
 MAX_PER_GROUP = 1_000
 """A tree of 10,000 rows helps nobody and costs Tree a full re-layout per change; past this
@@ -273,7 +276,8 @@ class MemoryTree(Tree[NodeData]):
         prefix = next((p for s, _t, p in GROUPS if s == data.scope), "")
         name = data.path[len(prefix) :] if prefix and data.path.startswith(prefix) else data.path
         name = name.removesuffix(".md")
-        name_width = max(4, width - 2 - _TAIL_WIDTH)
+        narrow = width < NARROW_ROW
+        name_width = max(4, width - 2 - (_NARROW_TAIL_WIDTH if narrow else _TAIL_WIDTH))
         if len(name) > name_width:
             name = name[: name_width - 1] + "…"
         age = age_short(age_days(data.mtime_ms, self._now_ms()))
@@ -285,7 +289,7 @@ class MemoryTree(Tree[NodeData]):
             " ",
             name.ljust(name_width),
             (f"{age:>6}", meta_style),
-            (f"{tokens_short(data.tokens):>6}", meta_style),
+            ("" if narrow else f"{tokens_short(data.tokens):>6}", meta_style),
             " ",
             (
                 mark,
