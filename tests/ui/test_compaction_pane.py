@@ -434,3 +434,14 @@ def test_snapshot_summary_dialog(snap_compare, warnings_sample, monkeypatch):
         theme="workbench-light",
     )
     assert snap_compare(app, terminal_size=(92, 36), run_before=open_dialog)
+
+
+async def test_the_gap_since_the_last_reply_reads_naturally(warnings_app):
+    app = warnings_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(app, pilot)
+        gap = pane.preview.microcompact.gap_minutes
+        assert gap is not None and 2 * 60 < gap < 2 * 1440  # hours, not "980 minutes"
+        micro = section(pane, "micro-body")
+        assert f"last reply {int(gap // 60)} hours before now" in micro
+        assert "minutes" not in micro

@@ -74,7 +74,8 @@ async def test_palette_offers_every_applicable_action(memory_project, app_factor
         expected.discard("Index: Shorten long lines")
         assert expected <= titles
         assert "Index: Shorten long lines" not in titles
-        assert {"Theme", "Keys", "Quit", "Screenshot"} <= titles  # Textual's own stay
+        # Textual's own stay, titled like ours (its Quit is "App: Quit").
+        assert {"App: Change theme", "App: Keys panel", "App: Save a screenshot (SVG)"} <= titles
         # Panes are built when first shown: until then the palette offers all their verbs.
         assert app.screen.pane("session") is None
         assert {spec.title for _info, spec in pane_actions()} <= titles

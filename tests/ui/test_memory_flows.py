@@ -123,8 +123,8 @@ async def test_index_pane_marks_dangling_and_orphans(memory_project, app_factory
         options = pane.query_one(OptionList)
         prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert len(prompts) == 5  # no cut: everything loads
-        assert "missing file" in prompts[4]
-        assert all("✓" in p for p in prompts)
+        assert "missing file" in prompts[4] and "▲" in prompts[4]
+        assert all("✓" in p for p in prompts[:4])
 
 
 async def test_index_cut_is_drawn_after_line_200(tmp_path: Path, app_factory):

@@ -35,6 +35,14 @@ if TYPE_CHECKING:
     from workbench.ui.screens.main import MainScreen
 
 APP_TCSS = Path(__file__).with_name("app.tcss")
+TEXTUAL_COMMAND_TITLES = {
+    "Theme": "App: Change theme",
+    "Keys": "App: Keys panel",
+    "Maximize": "Pane: Maximize the focused widget",
+    "Minimize": "Pane: Minimize the maximized widget",
+    "Screenshot": "App: Save a screenshot (SVG)",
+}
+"""Textual's palette commands, retitled "Category: Action" like every other entry."""
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that quit the app the way ctrl+q does (a `kill`, the terminal closing)."""
 
@@ -240,7 +248,7 @@ class WorkbenchApp(App[None]):
     # --- actions and the palette -------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        yield from self._textual_commands(screen)
         from workbench.ui.screens.main import MainScreen
 
         for spec in ACTIONS:
@@ -256,6 +264,49 @@ class WorkbenchApp(App[None]):
                 yield SystemCommand(spec.title, spec.help, partial(screen.run_action, spec.action))
         if isinstance(screen, MainScreen):
             yield from self._pane_commands(screen)
+
+    def _textual_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's own commands, titled "Category: Action" like ours; its Quit is ours
+        already ("App: Quit"), and the screenshot is saved where it can be (see below)."""
+        for command in super().get_system_commands(screen):
+            title = TEXTUAL_COMMAND_TITLES.get(command.title, command.title)
+            if command.title == "Quit":
+                continue
+            if command.title == "Screenshot":
+                # After a moment, so the palette is gone from the picture.
+                yield SystemCommand(
+                    title, command.help, lambda: self.set_timer(0.1, self.save_screenshot_here)
+                )
+                continue
+            yield SystemCommand(title, command.help, command.callback, command.discover)
+
+    def save_screenshot_here(self) -> Path | None:
+        """Save an SVG of the screen in the Downloads folder, else the workbench's own
+        folder (created), and say where (Textual's command fails with no reason when there is
+        no ~/Downloads)."""
+        import platformdirs
+
+        from workbench.paths import workbench_home
+
+        downloads = Path(platformdirs.user_downloads_dir())
+        folders = [downloads] if downloads.is_dir() else []
+        folders.append(workbench_home() / "screenshots")
+        problems = []
+        for folder in folders:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                saved = Path(self.save_screenshot(path=str(folder)))
+            except OSError as exc:
+                problems.append(f"{folder}: {exc.strerror or exc}")
+                continue
+            self.notify(f"Saved to {saved}", title="Screenshot")
+            return saved
+        self.notify(
+            "Could not save a screenshot: " + "; ".join(problems),
+            title="Screenshot",
+            severity="error",
+        )
+        return None
 
     def _pane_commands(self, screen: MainScreen) -> Iterable[SystemCommand]:
         """Every pane verb that applies now; a pane not built yet (panes are built when first

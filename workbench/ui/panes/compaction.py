@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.ui.actions import ActionSpec
+from workbench.ui.formatting import duration_words
 from workbench.ui.panes.base import Pane
 from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
 
@@ -387,7 +388,7 @@ def micro_section(preview: CompactPreview) -> Section:
         lines.append(Content.styled("nothing to clear: no old tool results", "$foreground-muted"))
     detail = micro.reason
     if micro.gap_minutes is not None:
-        detail += f" · last reply {micro.gap_minutes:,.0f} minutes before now"
+        detail += f" · last reply {duration_words(micro.gap_minutes)} before now"
     if micro.already_cleared:
         detail += f" · {micro.already_cleared} already cleared"
     lines.append(Content.styled(detail, "$foreground-muted"))
@@ -530,11 +531,13 @@ def survival_section(
 
 
 def session_prompt(info: SessionInfo) -> Content:
-    """One session in the picker: id, title, size."""
+    """One session in the picker: when, title, size."""
+    from workbench.ui.panes.session import session_when
+
     title = (info.title or "untitled").replace("\n", " ")
     notes = " · notes" if info.has_session_memory else ""
     return Content.assemble(
-        (info.session_id[:8], "bold"),
+        (session_when(info)[5:], "bold"),  # `11-29 08:33`: the year adds nothing here
         "  ",
         title,
         (

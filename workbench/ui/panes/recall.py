@@ -81,8 +81,27 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         show=True,
         scope="pane",
     ),
+    ActionSpec(
+        "next-recall-tab",
+        "right_square_bracket",
+        "next_tab",
+        "Next tab",
+        "Recall: Next tab (results, injected, manifest)",
+        "Show the next of the results, what would be injected, and the manifest",
+        scope="pane",
+    ),
+    ActionSpec(
+        "previous-recall-tab",
+        "left_square_bracket",
+        "previous_tab",
+        "Previous tab",
+        "Recall: Previous tab",
+        "Show the previous of the results, what would be injected, and the manifest",
+        scope="pane",
+    ),
 )
 """The pane's verbs (binding id, keys, palette title and help line)."""
+RECALL_TABS = ("recall-tab-results", "recall-tab-injected", "recall-tab-manifest")
 
 SCORE_BAR_WIDTH = 8
 
@@ -890,11 +909,32 @@ class RecallPane(Pane):
         """Run recall for the query with the current options."""
         request = self.current_request()
         if not request.query:
-            self.notify("Type a prompt to recall for first.", title="Recall")
+            # Nothing is run for an empty query; the banner says so where the eye is.
+            self.query_one(".recall-banner", Static).update(
+                Content.assemble(
+                    ("Nothing to recall for: the query is empty. ", "bold $text-warning"),
+                    ("Type a prompt in the box (the cursor is there), then Enter.", ""),
+                )
+            )
             self.action_focus_query()
             return
         self.running = True
         self._run_recall(request)
+
+    def _step_tab(self, step: int) -> None:
+        tabs = self.query_one("#recall-tabs", TabbedContent)
+        position = RECALL_TABS.index(tabs.active) if tabs.active in RECALL_TABS else 0
+        tabs.active = RECALL_TABS[(position + step) % len(RECALL_TABS)]
+        # The focus follows into the tab shown, so its keys (scrolling, Enter) work at once.
+        self.call_after_refresh(self.focus_default)
+
+    def action_next_tab(self) -> None:
+        """Results → Injected → Manifest, one key from anywhere in the pane but the boxes."""
+        self._step_tab(1)
+
+    def action_previous_tab(self) -> None:
+        """Manifest → Injected → Results."""
+        self._step_tab(-1)
 
     def action_cycle_engine(self) -> None:
         """auto → llm → offline → auto."""

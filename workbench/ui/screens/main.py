@@ -33,7 +33,7 @@ from workbench.engine.errors import WorkbenchError
 from workbench.engine.memory_models import MemoryEntry
 from workbench.engine.store import IndexFixPlan, first_listed
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
-from workbench.ui.formatting import display_memory_dir, project_name
+from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name
 from workbench.ui.messages import (
     ChangeApplied,
     ChangeFailed,
@@ -223,7 +223,11 @@ class MainScreen(Screen[None]):
         status = self.query_one(StatusLine)
         name = project_name(app.engine.locations)
         status.project = f"{name} (demo: {app.demo_name})" if app.demo_name else name
-        status.memory_dir = display_memory_dir(app.engine.locations)
+        status.memory_dir = (
+            memory_dir_label(app.engine.locations)
+            if app.settings.show_full_paths
+            else display_memory_dir(app.engine.locations)
+        )
         status.counts = "scanning…"
         status.engine_path = ENGINE_PATH
         self.query_one(MemoryTree).focus()
@@ -491,8 +495,15 @@ class MainScreen(Screen[None]):
         message.stop()
         # A rebuild that left no memory under the cursor (an empty filter result, the last
         # memory deleted) highlights nothing: no memory verb may act on the one before.
-        if self.tree.selected_entry is None:
+        tree = self.tree
+        if tree.selected_entry is None:
             self.selected = None
+            if tree.filter_text.strip() and not tree.shown_count and tree.entries:
+                self.query_one(MemoryPane).set_empty(
+                    "No memory matches the filter",
+                    f"Nothing matches “{tree.filter_text.strip()}”. Esc in the filter box "
+                    "clears it.",
+                )
         self._first_frame_done("tree")
 
     def first_frame_shown(self) -> None:
@@ -802,6 +813,7 @@ class MainScreen(Screen[None]):
                 current,
                 hint="A new file name in the same folder; index lines that link to it follow.",
                 check=check,
+                confirm="Rename",
             )
         )
         if not new_name or new_name == current:
@@ -931,7 +943,7 @@ class MainScreen(Screen[None]):
     @on(ChangeApplied)
     def _change_applied(self, message: ChangeApplied) -> None:
         outcome = message.outcome
-        self.query_one(StatusLine).last_action = outcome.summary
+        self.query_one(StatusLine).say(outcome.summary)
         hint = " (u undoes it)" if outcome.undo_hint else ""
         self.notify(outcome.summary[:1].upper() + outcome.summary[1:] + hint)
         for note in outcome.notes:
@@ -944,7 +956,7 @@ class MainScreen(Screen[None]):
 
     @on(ChangeFailed)
     def _change_failed(self, message: ChangeFailed) -> None:
-        self.query_one(StatusLine).last_action = f"{message.verb} failed"
+        self.query_one(StatusLine).say(f"{message.verb} failed")
         self.notify(message.error, title=f"Could not {message.verb}", severity="error")
 
     # --- live refresh ------------------------------------------------------------------

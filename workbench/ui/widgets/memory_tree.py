@@ -42,6 +42,7 @@ MAX_PER_GROUP = 1_000
 """A tree of 10,000 rows helps nobody and costs Tree a full re-layout per change; past this
 the newest are shown and the filter (and the palette) reach the rest."""
 MORE = "more"
+NO_MATCH = "no-match"
 BATCH_DELAY_S = 0.001
 
 
@@ -98,6 +99,11 @@ class MemoryTree(Tree[NodeData]):
         self._leaf_width_for: object = None
         self.filled = False
         """Every leaf of the latest rebuild has been added (`Filled` is posted then too)."""
+
+    @property
+    def filter_text(self) -> str:
+        """The filter as typed ("" when off)."""
+        return self._filter
 
     @property
     def entries(self) -> tuple[MemoryEntry, ...]:
@@ -177,6 +183,11 @@ class MemoryTree(Tree[NodeData]):
                     (group, f"… {hidden:,} older: type in the filter to find them")
                 )
             shown += len(members)
+        if terms and not shown and self.root.children:
+            # An empty result says so, rather than only "Private (0)".
+            self.root.children[0].add_leaf(
+                f"No memory matches “{self._filter.strip()}” · Esc clears the filter", NO_MATCH
+            )
         self.shown_count = shown
         self._add_batch(self._generation, pending, keep)
 
@@ -257,7 +268,7 @@ class MemoryTree(Tree[NodeData]):
 
     def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
         data = node.data
-        if data == MORE:
+        if data in (MORE, NO_MATCH):
             label = super().render_label(node, base_style, style)
             label.stylize(self._style("memory-tree--meta"))
             return label
