@@ -186,7 +186,7 @@ async def test_fix_dangling_shows_the_change_first_then_undo(memory_project, app
         # The rewrite is shown as a diff and waits for a yes: nothing written yet.
         modal = app.screen
         assert isinstance(modal, DiffConfirmModal)
-        assert modal.question == "Remove 1 dangling line in MEMORY.md?"
+        assert modal.question == "Remove 1 dangling line from MEMORY.md?"
         removed = [line.text for line in modal.query_one(DiffView).lines if line.kind == "removed"]
         assert removed == ["- [Old runbook](runbook_old.md) — this file was deleted"]
         assert index.read_text() == original

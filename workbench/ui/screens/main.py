@@ -844,11 +844,11 @@ class MainScreen(Screen[None]):
         self._run_change("undo", undo)
 
     FIXES: ClassVar[dict[str, tuple[str, str, str]]] = {
-        "dangling": ("removed", "Remove", "dangling line"),
-        "orphans": ("indexed", "Index", "orphan"),
-        "long-lines": ("shortened", "Shorten", "long line"),
+        "dangling": ("removed", "Remove {n} from {index}?", "dangling line"),
+        "orphans": ("indexed", "Add {n} to {index}?", "orphan"),
+        "long-lines": ("shortened", "Shorten {n} in {index}?", "long line"),
     }
-    """Each bulk index fix: the past tense for the status line, the verb and noun to ask with."""
+    """Each bulk index fix: the past tense for the status line, the question, the noun."""
 
     class FixPlanned(Message):
         """An index fix was planned (nothing written yet): show it and ask."""
@@ -878,7 +878,7 @@ class MainScreen(Screen[None]):
 
         plan = message.plan
         label = "team/MEMORY.md" if plan.team else "MEMORY.md"
-        _past, verb, noun = self.FIXES[plan.kind]
+        _past, question, noun = self.FIXES[plan.kind]
         if not plan.count:
             self.notify(f"Nothing to fix: {label} has no {noun}s.", title="Index")
             return
@@ -891,9 +891,10 @@ class MainScreen(Screen[None]):
             )
         )
         nouns = f"{plan.count} {noun}{'s' if plan.count != 1 else ''}"
+        verb = question.split(" ", 1)[0]
         self.app.push_screen(
             DiffConfirmModal(
-                f"{verb} {nouns} in {label}?",
+                question.format(n=nouns, index=label),
                 f"{label} is rewritten as shown; nothing is written until you apply it, "
                 "and undo (u) brings the old index back.",
                 diff,
