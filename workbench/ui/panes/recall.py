@@ -521,19 +521,21 @@ class RecallPane(Pane):
                 id="recall-engine",
                 tooltip="auto asks the model when ANTHROPIC_API_KEY is set, else ranks offline",
             )
-            yield Static("tools", classes="recall-label")
+            yield Static("tools", classes="recall-label -option-label")
             yield Input(
                 placeholder="Bash, Read",
                 id="recall-tools",
                 classes="recall-option",
                 compact=True,
+                tooltip="Tools used recently in the session, comma-separated",
             )
-            yield Static("surfaced", classes="recall-label")
+            yield Static("surfaced", classes="recall-label -option-label")
             yield Input(
                 placeholder="a.md, b.md",
                 id="recall-surfaced",
                 classes="recall-option",
                 compact=True,
+                tooltip="Memories already surfaced this session, comma-separated",
             )
         yield Static(classes="recall-banner")
         with TabbedContent(id="recall-tabs"):
