@@ -623,3 +623,32 @@ async def test_after_a_delete_the_viewer_shows_the_row_then_highlighted(
         await pilot.press("d")
         await settle(app, pilot)
         assert app.screen.question == "Delete user_role.md?"
+
+
+async def test_a_rescan_keeps_the_viewers_place_in_the_same_memory(memory_project, app_factory):
+    from textual.containers import VerticalScroll
+
+    from workbench.ui.messages import MemoryFilesChanged
+
+    long_body = "".join(f"Line {n} of a long note.\n\n" for n in range(120))
+    (memory_project.memory_dir / "user_role.md").write_text(
+        "---\nname: User role\ndescription: Long\ntype: user\n---\n\n" + long_body
+    )
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = await open_memory(app, pilot, "user_role.md")
+        scroll = screen.query_one(MemoryPane).query_one(".memory-scroll", VerticalScroll)
+        scroll.scroll_to(y=40, animate=False)
+        await pilot.pause()
+        assert scroll.scroll_y == 40
+        # Claude Code appends to the file; the watcher posts this and the viewer re-reads it.
+        path = memory_project.memory_dir / "user_role.md"
+        path.write_text(path.read_text() + "One more line.\n")
+        screen.post_message(MemoryFilesChanged(()))
+        await settle(app, pilot)
+        assert "One more line." in screen.query_one(MemoryPane).document.text
+        assert scroll.scroll_y == 40
+        await pilot.press("down")  # another memory starts at its top
+        await settle(app, pilot)
+        assert scroll.scroll_y == 0
