@@ -215,13 +215,18 @@ async def test_new_memory_is_written_with_its_index_line(memory_project, app_fac
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
-        written = memory_project.memory_dir / "reference_pager_rota.md"
+        # In the newest release's format: a kebab-case name (and file), the type nested.
+        written = memory_project.memory_dir / "pager-rota.md"
         text = written.read_text()
-        assert text.startswith("---\nname: Pager rota\ndescription: Who is on call for checkout\n")
-        assert "type: reference" in text and "The rota lives in PagerDuty." in text
-        assert "(reference_pager_rota.md)" in (memory_project.memory_dir / "MEMORY.md").read_text()
-        assert app.screen.tree.selected_path == "reference_pager_rota.md"
-        assert "saved reference_pager_rota.md" in app.screen.query_one(StatusLine).last_action
+        assert text.startswith(
+            "---\nname: pager-rota\ndescription: Who is on call for checkout\n"
+            "metadata:\n  type: reference\n---\n"
+        )
+        assert "The rota lives in PagerDuty." in text
+        index = (memory_project.memory_dir / "MEMORY.md").read_text()
+        assert "[Pager rota](pager-rota.md)" in index
+        assert app.screen.tree.selected_path == "pager-rota.md"
+        assert "saved pager-rota.md" in app.screen.query_one(StatusLine).last_action
 
 
 async def test_new_memory_validates_live_and_refuses_an_incomplete_save(

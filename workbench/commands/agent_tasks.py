@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, emit, open_engine, wants_json, warn
+from workbench.commands.common import ExitCode, emit, open_engine, wants_json, warn, with_claude
 from workbench.engine.errors import UserInputError, WorkbenchError
 
 if TYPE_CHECKING:
@@ -139,7 +139,12 @@ def run_extract(args: argparse.Namespace) -> int:
             warn(notice)
     else:
         result = asyncio.run(agent.run(plan, mode="apply" if args.apply else "propose"))
-    emit(args, result.to_json(), None if wants_json(args) else _extract_printer(result))
+    claude = engine.claude_for(_transcript_path(engine, args.transcript))
+    note = claude.profile.unobserved("extraction")
+    if note and not wants_json(args):
+        warn(f"note: {note}")
+    data = with_claude(result.to_json(), claude)
+    emit(args, data, None if wants_json(args) else _extract_printer(result))
     return ExitCode.ACTION_REQUIRED if result.refused else ExitCode.OK
 
 
@@ -174,7 +179,8 @@ def run_dream(args: argparse.Namespace) -> int:
     else:
         mode = "apply" if args.apply else "show" if args.dry_run else "propose"
         result = asyncio.run(agent.run(mode=mode))
-    emit(args, result.to_json(), None if wants_json(args) else _dream_printer(result))
+    data = with_claude(result.to_json(), engine.claude)
+    emit(args, data, None if wants_json(args) else _dream_printer(result))
     return ExitCode.ACTION_REQUIRED if result.refused else ExitCode.OK
 
 
@@ -187,6 +193,8 @@ def _dream_printer(result: Any) -> Callable[[Console], None]:
         fire = "would fire now" if gates.would_fire else "would not fire now"
         why = "; ".join(gates.reasons())
         out.print(f"  automatic dream {fire}" + (f" ({escape(why)})" if why else ""))
+        for note in gates.notes:
+            out.print(f"  note: {escape(note)}")
         _print_agent_run(out, result)
 
     return show

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import ExitCode, open_engine
+from workbench.commands.common import ExitCode, open_engine, option
 
 if TYPE_CHECKING:
     from workbench.config import Settings
@@ -58,7 +58,8 @@ def load_front_settings(args: argparse.Namespace) -> Settings:
 def run_tui(args: argparse.Namespace) -> int:
     """Open the app on the current (or given) project."""
     settings = load_front_settings(args)
-    engine = open_engine(args)
+    # `claude --version` is asked in a worker once the app is up, never on the way in.
+    engine = open_engine(args, ask_claude=False)
     engine.memories.warm_up()  # reads the folder while the UI imports
     from workbench.ui.app import make_app
 
@@ -73,7 +74,10 @@ def run_demo(args: argparse.Namespace) -> int:
     settings = load_front_settings(args)
     sample_name = getattr(args, "sample", DEFAULT_SAMPLE)
     # The team server's process starts once the app's first frame is painted.
-    with demo_session(sample_name, team_later=True) as session:
+    wanted = option(args, "claude_version") or (
+        settings.claude_version if settings.claude_version != "auto" else None
+    )
+    with demo_session(sample_name, team_later=True, claude_version=wanted) as session:
         session.engine.memories.warm_up()  # reads the folder while the UI imports
         from workbench.ui.app import make_app
 

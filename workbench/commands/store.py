@@ -7,7 +7,14 @@ import functools
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, add_command, emit, open_engine, warn
+from workbench.commands.common import (
+    ExitCode,
+    add_command,
+    emit,
+    open_engine,
+    warn,
+    with_claude,
+)
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -54,11 +61,15 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 def run_paths(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     loc = engine.locations
+    claude = engine.claude
     data = {
+        **claude.to_json(),
         "config_home": loc.config_home,
         "project_root": loc.project_root,
         "canonical_root": loc.canonical_root,
         "sanitized_project": loc.sanitized_project,
+        "project_dir_name": loc.project_dir_name,
+        "project_dir_name_source": loc.project_dir_name_source,
         "memory_dir": loc.memory_dir,
         "memory_dir_source": loc.memory_dir_source,
         "entrypoint": loc.entrypoint,
@@ -70,11 +81,13 @@ def run_paths(args: argparse.Namespace) -> int:
             {"source": r.source, "value": r.value, "reason": r.reason} for r in loc.rejected
         ],
         "settings_errors": [{"source": s, "error": e} for s, e in loc.settings_errors],
+        "notes": list(loc.notes),
     }
 
     def human(con: Console) -> None:
         from rich.table import Table
 
+        con.print(f"paths under the rules of {claude.describe()}")
         table = Table(show_header=False, box=None, pad_edge=False)
         for key in (
             "config_home",
@@ -95,6 +108,8 @@ def run_paths(args: argparse.Namespace) -> int:
             )
         for source, error in loc.settings_errors:
             con.print(f"[yellow]unreadable settings[/] {source}: {error}")
+        for note in [*loc.notes, *claude.profile.notes()]:
+            con.print(f"note: {note}")
 
     emit(args, data, human)
     return ExitCode.OK
@@ -104,7 +119,8 @@ def run_paths(args: argparse.Namespace) -> int:
 
 
 def run_index(args: argparse.Namespace) -> int:
-    report = open_engine(args).memories.index(team=args.team)
+    engine = open_engine(args)
+    report = engine.memories.index(team=args.team)
 
     def human(con: Console) -> None:
         from rich.markup import escape
@@ -130,7 +146,7 @@ def run_index(args: argparse.Namespace) -> int:
         if report.orphans:
             con.print(f"orphans (not in the index): {', '.join(report.orphans)}")
 
-    emit(args, report.to_json(), human)
+    emit(args, with_claude(report.to_json(), engine.claude), human)
     return ExitCode.OK
 
 
@@ -163,8 +179,9 @@ def run_ls(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    doc = open_engine(args).memories.read(args.path)
-    data = doc.to_json()
+    engine = open_engine(args)
+    doc = engine.memories.read(args.path)
+    data = with_claude(doc.to_json(), engine.claude)
 
     def human(con: Console) -> None:
         if doc.binary:
@@ -179,8 +196,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_manifest(args: argparse.Namespace) -> int:
-    manifest = open_engine(args).memories.manifest()
-    emit(args, manifest.to_json(), manifest.text)
+    engine = open_engine(args)
+    manifest = engine.memories.manifest()
+    emit(args, with_claude(manifest.to_json(), engine.claude), manifest.text)
     return ExitCode.OK
 
 
@@ -188,7 +206,8 @@ def run_manifest(args: argparse.Namespace) -> int:
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    findings = open_engine(args).memories.lint()
+    engine = open_engine(args)
+    findings = engine.memories.lint()
     errors = sum(1 for f in findings if f.severity == "error")
 
     def human(con: Console) -> None:
@@ -202,7 +221,8 @@ def run_lint(args: argparse.Namespace) -> int:
             )
         con.print(f"{len(findings)} finding(s), {errors} error(s)")
 
-    emit(args, {"findings": [f.to_json() for f in findings]}, human)
+    data = with_claude({"findings": [f.to_json() for f in findings]}, engine.claude)
+    emit(args, data, human)
     return ExitCode.ACTION_REQUIRED if errors else ExitCode.OK
 
 
@@ -219,7 +239,8 @@ def run_save(args: argparse.Namespace) -> int:
         raise UserInputError("the memory body on stdin is not UTF-8 text") from None
     if "\0" in body:
         raise UserInputError("the memory body on stdin is binary, not text")
-    store = open_engine(args).memories
+    engine = open_engine(args)
+    store = engine.memories
     result = store.save(
         type=args.memory_type,
         name=args.name,
@@ -240,7 +261,7 @@ def run_save(args: argparse.Namespace) -> int:
             con.print(f"index: {result.index_line}")
         con.print(f"headroom: {result.headroom.lines} lines, {result.headroom.length:,} characters")
 
-    emit(args, result.to_json(), human)
+    emit(args, with_claude(result.to_json(), engine.claude), human)
     return ExitCode.OK
 
 

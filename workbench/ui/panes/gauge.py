@@ -89,6 +89,7 @@ WINDOW_SOURCES = {
     "1m-beta": "1M: context-1m beta",
     "1m-experiment": "1M: Sonnet experiment in the global config",
     "env-cap": "capped by CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+    "model": "the model's own window",
 }
 OUTPUT_SOURCES = {
     "model-default": "model default",
@@ -142,6 +143,8 @@ def reading_content(report: GaugeReport) -> Content:
     elif not state.above_warning:
         base = "auto-compact" if t.auto_compact_enabled else "the effective window"
         parts.append((f"  ·  counted down to {base}", "$foreground-muted"))
+    if not t.threshold_compaction:
+        parts.append(("  ·  no threshold compaction for this model", "$text-warning"))
     return Content.assemble(*parts)
 
 
@@ -656,8 +659,9 @@ class GaugePane(Pane):
         self.query_one(".gauge-counts", Static).update(counts_content(report, self.measurements))
         self.query_one(".gauge-overrides", Static).update(overrides_content(report))
         notes = self.query_one(".gauge-notes", Static)
-        notes.update(Content("\n").join(f"Note: {p}" for p in report.problems))
-        notes.display = bool(report.problems)
+        lines = [*report.notes, *report.problems]
+        notes.update(Content("\n").join(f"Note: {line}" for line in lines))
+        notes.display = bool(lines)
         self._render_plot()
         self.has_content = True
         self.report_engine(engine_label(report, following=self.following))
