@@ -545,7 +545,7 @@ def _project_dir_name(
     """CLAUDE_CODE_PROJECT_DIR_NAME when the release reads it and the value is valid."""
     name_env = profile.project_dir.name_env
     value = env.get(name_env) if name_env else None
-    if value is None or name_env is None:
+    if not value or name_env is None:  # unset or empty: the sanitised path
         return None, "sanitized"
     if re.fullmatch(profile.project_dir.name_pattern, value):
         return value, "env"
