@@ -33,13 +33,23 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     show.add_argument("path", metavar="PATH", help="path relative to the memory folder")
     add("manifest", run_manifest, "the manifest recall sends (newest first, at most 200)")
     add("lint", run_lint, "check memory files and indexes")
-    save = add("save", run_save, "save a memory (body on stdin), then its index line")
+    save = add(
+        "save",
+        run_save,
+        "save a memory (body on stdin) in the Claude Code release's format, then its index line",
+    )
     save.add_argument(
         "--type", required=True, dest="memory_type", help="user, feedback, project or reference"
     )
-    save.add_argument("--name", required=True)
+    save.add_argument(
+        "--name", required=True, help="the memory's name (2.1.332 writes it in kebab case)"
+    )
     save.add_argument("--description", required=True, help="one line; recall decides by it")
-    save.add_argument("--file", metavar="NAME.md", help="file name (default: TYPE_NAME.md)")
+    save.add_argument(
+        "--file",
+        metavar="NAME.md",
+        help="file name (default: the kebab-case name, or TYPE_NAME.md under 2.1.88's rules)",
+    )
     save.add_argument("--team", action="store_true", help="save to team memory (secret-checked)")
     save.add_argument(
         "--no-index", action="store_true", help="skip the index line (skip-index mode)"
