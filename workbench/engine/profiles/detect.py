@@ -106,6 +106,13 @@ class ResolvedVersion:
         }.get(self.source, self.source)
         return f"Claude Code {self.version} ({how})"
 
+    def short(self) -> str:
+        """`Claude Code 2.1.332 (newest)`: the status line's form."""
+        how = {"transcript": "transcript", "claude-cli": "installed", "newest": "newest"}.get(
+            self.source, "chosen"
+        )
+        return f"Claude Code {self.version} ({how})"
+
 
 def transcript_version(path: str | os.PathLike[str]) -> str | None:
     """The `version` of the last record that has one (the release that wrote last), looked

@@ -217,7 +217,7 @@ class MainScreen(Screen[None]):
         status.memory_dir = display_memory_dir(app.engine.locations)
         status.counts = "scanning…"
         status.engine_path = ENGINE_PATH
-        status.claude_version = app.engine.claude.describe()
+        status.claude_version = app.engine.claude.short()
         self.query_one(MemoryTree).focus()
         self.watch(self.app, "theme", self._theme_changed, init=False)
         # Waiting a moment here costs no more than the frames a later scan result would.
@@ -494,7 +494,7 @@ class MainScreen(Screen[None]):
     def _claude_version_found(self, message: ClaudeVersionFound) -> None:
         message.stop()
         before, after = message.before, message.after
-        self.query_one(StatusLine).claude_version = after.describe()
+        self.query_one(StatusLine).claude_version = after.short()
         if after.version == before.version:
             return
         engine = self.workbench.engine
