@@ -28,6 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Select, Static
 from textual.worker import get_current_worker
 
+from workbench.engine.context.thresholds import NO_THRESHOLD
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.jsutil import format_file_size
 from workbench.ui.actions import ActionSpec
@@ -231,7 +232,9 @@ def overrides_content(report: GaugeReport) -> Content:
             )
         )
     env_names = {override.name for override in t.overrides}
-    if t.auto_compact_disabled_by and t.auto_compact_disabled_by not in env_names:
+    # A model the release never compacts by threshold is not an override: the notes say it.
+    switches = env_names | {NO_THRESHOLD}
+    if t.auto_compact_disabled_by and t.auto_compact_disabled_by not in switches:
         rows.append(
             Content.assemble(
                 (" ✓ ", "$text-success"),
