@@ -263,7 +263,7 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
     for problem in report.problems:
         con.print(f"note: {problem}")
     if report.claude is not None:
-        for note in report.claude.profile.notes():
+        for note in report.claude.profile.notes(unobserved=False):
             con.print(f"note: {note}")
 
 

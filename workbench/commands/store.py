@@ -118,7 +118,7 @@ def run_paths(args: argparse.Namespace) -> int:
             )
         for source, error in loc.settings_errors:
             con.print(f"[yellow]unreadable settings[/] {source}: {error}")
-        for note in [*loc.notes, *claude.profile.notes()]:
+        for note in [*loc.notes, *claude.profile.notes(unobserved=False)]:
             con.print(f"note: {note}")
 
     emit(args, data, human)

@@ -88,8 +88,9 @@ class BehaviourProfile:
         """The release is newer than any the rules were observed on."""
         return _key(self.version) > _key(NEWEST_RELEASE)
 
-    def notes(self) -> list[str]:
-        """What users should know about this profile, in a few lines."""
+    def notes(self, *, unobserved: bool = True) -> list[str]:
+        """What users should know about this profile, in a few lines (`unobserved=False`
+        leaves out the features that could not be observed, for answers not about them)."""
         out: list[str] = []
         if self.newer_than_observed:
             out.append(
@@ -102,7 +103,7 @@ class BehaviourProfile:
                 + "; ".join(RULE_CHANGES[f].what for f in self.uncertain)
                 + f" (the {NEW_BEHAVIOUR} rules are assumed)"
             )
-        if self.observability.not_observed:
+        if unobserved and self.observability.not_observed:
             names = ", ".join(self.observability.not_observed)
             out.append(
                 f"{names} could not be observed on Claude Code {NEW_BEHAVIOUR}; "
