@@ -106,17 +106,22 @@ def open_engine(args: argparse.Namespace, *, ask_claude: bool = True) -> Engine:
         claude_version=option(args, "claude_version"),
         config_claude_version=configured_claude_version(),
         ask_claude=ask_claude,
-        cache_dir=version_cache_dir(),
+        cache_dir=version_cache_dir,
     )
 
 
 def configured_claude_version() -> str | None:
     """The `claude_version` key of the config file; a broken file is reported, not fatal
     (the app reports it in full when it opens)."""
+    from workbench.paths import config_file
+
+    path = config_file()
+    if not path.is_file():
+        return None  # no TOML parser to import for a file that is not there
     from workbench.config import read_config
 
     try:
-        value = read_config().get("claude_version")
+        value = read_config(path).get("claude_version")
     except WorkbenchError as exc:
         warn(f"{exc}; claude_version from it is not used")
         return None

@@ -7,15 +7,14 @@ only path resolution: nothing heavy is imported until a pane or command needs it
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.engine.claude_paths import Locations, resolve_locations
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from workbench.engine.agents.service import AgentService
     from workbench.engine.context.service import ContextService
     from workbench.engine.history import History
@@ -59,25 +58,23 @@ class Engine:
         claude_version: str | None = None,
         config_claude_version: str | None = None,
         ask_claude: bool = True,
-        cache_dir: str | os.PathLike[str] | None = None,
+        cache_dir: str | os.PathLike[str] | Callable[[], Path | None] | None = None,
     ) -> Engine:
         """Resolve a project's paths the way Claude Code would and open the engine on them.
 
         `claude_version` is the `--claude-version` flag (else `WORKBENCH_CLAUDE_VERSION`, else
         `config_claude_version`, else auto). `ask_claude=False` never runs `claude --version`
-        now (the app asks later, in a worker); `cache_dir` keeps its answer between runs.
+        now (the app asks later, in a worker); `cache_dir` (or a function giving it, called
+        only when a `claude` executable is found) keeps its answer between runs.
         """
-        from pathlib import Path
-
         from workbench.engine.profiles.detect import VersionResolver, version_request
 
         env = dict(os.environ if env is None else env)
         if config_home:
             env["CLAUDE_CONFIG_DIR"] = config_home
         request = version_request(claude_version, env, config_claude_version)
-        versions = VersionResolver(
-            request, env, Path(cache_dir) if cache_dir else None, ask_cli=ask_claude
-        )
+        cache = cache_dir if callable(cache_dir) or cache_dir is None else Path(cache_dir)
+        versions = VersionResolver(request, env, cache, ask_cli=ask_claude)
         args: dict[str, object] = {
             "project": project,
             "memory_dir_override": memory_dir,

@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,8 +29,9 @@ COMMAND_ENV = "WORKBENCH_CLAUDE_COMMAND"
 """The executable `auto` asks for its version (default `claude` on PATH; empty: never ask)."""
 CLI_TIMEOUT_S = 2.0
 CACHE_FILE = "claude-version.json"
-TAIL_BYTES = 256 * 1024
-"""How much of a transcript's end is searched for its `version` field."""
+TAIL_BYTES = (16 * 1024, 256 * 1024)
+"""How much of a transcript's end is searched for its `version` field (the last line
+usually has it; a bigger window only when it does not)."""
 
 SOURCES = ("flag", "env", "config", "transcript", "claude-cli", "newest")
 
@@ -120,16 +121,16 @@ def transcript_version(path: str | os.PathLike[str]) -> str | None:
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
-            start = max(0, size - TAIL_BYTES)
-            handle.seek(start)
-            tail = handle.read(TAIL_BYTES)
-            found = _last_version(tail, partial_first=start > 0)
-            if found is None and start > 0:
-                handle.seek(0)
-                found = _last_version(handle.read(TAIL_BYTES), partial_first=False)
+            for window in TAIL_BYTES:
+                start = max(0, size - window)
+                handle.seek(start)
+                found = _last_version(handle.read(window), partial_first=start > 0)
+                if found is not None or start == 0:
+                    return found
+            handle.seek(0)
+            return _last_version(handle.read(TAIL_BYTES[-1]), partial_first=False)
     except OSError:
         return None
-    return found
 
 
 def _last_version(data: bytes, *, partial_first: bool) -> str | None:
@@ -155,13 +156,13 @@ class VersionResolver:
         self,
         request: VersionRequest,
         env: Mapping[str, str],
-        cache_dir: Path | None = None,
+        cache_dir: Path | Callable[[], Path | None] | None = None,
         *,
         ask_cli: bool = True,
     ) -> None:
         self.request = request
         self.env = env
-        self.cache_dir = cache_dir
+        self._cache_dir = cache_dir
         self.ask_cli = ask_cli
         """False: never run `claude --version` until `refresh` (the app asks in a worker)."""
         self._default: ResolvedVersion | None = None
@@ -229,6 +230,13 @@ class VersionResolver:
             return None
         found = shutil.which(command, path=self.env.get("PATH", os.defpath))
         return os.path.realpath(found) if found else None
+
+    @property
+    def cache_dir(self) -> Path | None:
+        """Where the answer of `claude --version` is kept (worked out when first needed)."""
+        if callable(self._cache_dir):
+            self._cache_dir = self._cache_dir()
+        return self._cache_dir
 
     def _cache_key(self, executable: str) -> dict[str, Any] | None:
         try:
