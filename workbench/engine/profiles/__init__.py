@@ -52,7 +52,7 @@ __all__ = [
 _BEHAVIOURS = {OLD_BEHAVIOUR: legacy.FAMILIES, NEW_BEHAVIOUR: current.FAMILIES}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BehaviourProfile:
     """The rules of one Claude Code release, family by family."""
 

@@ -11,6 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+# Families are singletons per release, compared by identity: leaving out the generated
+# __eq__/__hash__/__repr__ halves what defining them costs every command at start-up.
+_family = dataclass(frozen=True, eq=False, repr=False)
+
 KnownFrom = Literal["source", "observed", "assumed"]
 """Where a fact comes from: 2.1.88's source, an observation of the real CLI, or carried over
 from the older release without having been observed."""
@@ -44,7 +48,7 @@ class ModelFacts:
     """A row of the table matched (False: the release's rule for models it does not know)."""
 
 
-@dataclass(frozen=True)
+@_family
 class ModelRules:
     """The model table and the rules around it."""
 
@@ -89,7 +93,7 @@ class ModelRules:
 # --- thresholds -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@_family
 class CompactWindowRules:
     """How `CLAUDE_CODE_AUTO_COMPACT_WINDOW` is read."""
 
@@ -99,7 +103,7 @@ class CompactWindowRules:
     """Smaller values count as this."""
 
 
-@dataclass(frozen=True)
+@_family
 class ReactiveRules:
     """What happens when the API refuses a prompt as too long."""
 
@@ -108,7 +112,7 @@ class ReactiveRules:
     message and the turn stops."""
 
 
-@dataclass(frozen=True)
+@_family
 class PartialCompactionRules:
     """How a compaction is written."""
 
@@ -125,7 +129,7 @@ class PartialCompactionRules:
 # --- paths and settings ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@_family
 class SettingsRules:
     """Where `autoMemoryDirectory` may come from."""
 
@@ -134,7 +138,7 @@ class SettingsRules:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@_family
 class ProjectDirRules:
     """How the folder under `projects/` is named."""
 
@@ -144,7 +148,7 @@ class ProjectDirRules:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@_family
 class UnicodePathRules:
     """Project folders whose path is not in NFC."""
 
@@ -157,7 +161,7 @@ class UnicodePathRules:
 # --- MEMORY.md, memory files, the prompt ------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@_family
 class IndexLoadRules:
     """How MEMORY.md is loaded (both releases cut at 200 lines, then 25,000 UTF-16 units)."""
 
@@ -173,7 +177,7 @@ class IndexLoadRules:
 TypeLocation = Literal["top-level", "metadata"]
 
 
-@dataclass(frozen=True)
+@_family
 class MemoryFileRules:
     """The memory-file format a release reads and writes."""
 
@@ -186,7 +190,7 @@ class MemoryFileRules:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@_family
 class PromptRules:
     """The shape of the memory instructions the agent receives."""
 
@@ -197,7 +201,7 @@ class PromptRules:
 # --- transcripts, dream, what could be observed ------------------------------------------------
 
 
-@dataclass(frozen=True)
+@_family
 class RecordRules:
     """The record types a release writes into transcripts (see `records.py` for which of
     them the model reads)."""
@@ -206,7 +210,7 @@ class RecordRules:
     attachment_types: frozenset[str]
 
 
-@dataclass(frozen=True)
+@_family
 class DreamRules:
     """The automatic background consolidation."""
 
@@ -215,7 +219,7 @@ class DreamRules:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@_family
 class ObservabilityRules:
     """Features whose behaviour in this release is not known first hand."""
 
