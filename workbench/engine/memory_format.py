@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from workbench.engine.frontmatter import (
     FRONTMATTER_RE,
@@ -33,9 +32,9 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(.*)$")
 
 
-@dataclass(frozen=True)
-class TypeReading:
-    """What a file's frontmatter says about its type."""
+class TypeReading(NamedTuple):
+    """What a file's frontmatter says about its type (a tuple: the scanner makes one per
+    file, thousands at a time)."""
 
     type: str | None
     """One of the four types, or None."""
@@ -43,6 +42,9 @@ class TypeReading:
     """Where a `type` key was found (even an invalid one), or None when there is none."""
     raw: Any = None
     """The value as written (for `type-invalid` findings)."""
+
+
+_NO_TYPE = TypeReading(None, None)
 
 
 def read_type(
@@ -59,7 +61,7 @@ def read_type(
             if isinstance(metadata, Mapping) and metadata.get("type") is not None:
                 raw = metadata["type"]
                 return TypeReading(parse_memory_type(raw), "metadata", raw)
-    return TypeReading(None, None)
+    return _NO_TYPE
 
 
 def memory_type_of(

@@ -138,13 +138,14 @@ def read_header(
     rel = path[len(root) :] if path.startswith(root) else os.path.relpath(path, memory_dir)
     if os.sep != "/":
         rel = rel.replace(os.sep, "/")
+    # Either format, top level first; the release sees it only where it looks.
     stated = read_type(parsed.data)
     return MemoryHeader(
         filename=rel,
         file_path=path,
         mtime_ms=stat.st_mtime_ns / 1_000_000,
         description=description_of(parsed.data),
-        type=read_type(parsed.data, reads_type_at).type,
+        type=stated.type if stated.location in reads_type_at else None,
         size_bytes=stat.st_size,
         frontmatter_error=parsed.error,
         type_location=stated.location,

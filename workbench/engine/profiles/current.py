@@ -162,7 +162,7 @@ INDEX = IndexLoadRules(
     notes=("how much of the first cut line the warning quotes was not measured",),
 )
 MEMORY_FILES = MemoryFileRules(
-    reads_type_at=("metadata", "top-level"),
+    reads_type_at=("top-level", "metadata"),
     writes_type_at="metadata",
     kebab_names=True,
     body_links=True,
