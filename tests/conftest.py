@@ -42,6 +42,10 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("WORKBENCH_CONFIG", str(base / "workbench-config.toml"))
     monkeypatch.setenv("WORKBENCH_POLICY_SETTINGS", str(base / "no-managed-settings.json"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(base / "claude"))
+    # No test asks a `claude` that happens to be installed which version it is: under auto,
+    # answers follow the transcript's version, else the newest profile (tests of the lookup
+    # point this at a fake executable).
+    monkeypatch.setenv("WORKBENCH_CLAUDE_COMMAND", "")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
@@ -148,8 +152,12 @@ def sample_engine(install_sample):
     """An Engine opened on an installed sample project (healthy unless told otherwise)."""
     from workbench.engine import Engine
 
-    def open_engine(name: str = "healthy"):
+    def open_engine(name: str = "healthy", claude_version: str | None = None):
         sample = install_sample(name)
-        return Engine.open(sample.project_root, config_home=str(sample.config_home))
+        return Engine.open(
+            sample.project_root,
+            config_home=str(sample.config_home),
+            claude_version=claude_version,
+        )
 
     return open_engine

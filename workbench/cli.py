@@ -44,6 +44,7 @@ _VALUE_OPTIONS = frozenset(
         "--project",
         "--memory-dir",
         "--settings",
+        "--claude-version",
         "--theme",
         "--themes-dir",
         "--sample",

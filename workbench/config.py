@@ -9,6 +9,7 @@ theme = "workbench-dark"
 watch_files = true
 cursor_blink = true
 animation = "full"
+claude_version = "auto"
 user_themes = true
 themes_dir = "~/my-themes"
 
@@ -54,6 +55,9 @@ class Settings:
     """One more folder of YAML themes, loaded last (it wins on name clashes)."""
     show_full_paths: bool = True
     """Show absolute folder paths in the help screen (off for screenshots and snapshots)."""
+    claude_version: str = "auto"
+    """The Claude Code release whose rules to follow: `auto` (the transcript's own version,
+    else `claude --version`, else the newest profile) or X.Y.Z."""
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed (for CLI flags and tests)."""
@@ -99,6 +103,14 @@ def settings_from_mapping(data: Mapping[str, Any], source: str = "config") -> Se
             if not isinstance(data[key], str) or not data[key].strip():
                 raise UserInputError(f"{source}: `{key}` must be a non-empty string")
             values[key] = data[key].strip()
+    if "claude_version" in data:
+        from workbench.engine.profiles.detect import check_version_value
+
+        if not isinstance(data["claude_version"], str):
+            raise UserInputError(f"{source}: `claude_version` must be auto or X.Y.Z")
+        values["claude_version"] = check_version_value(
+            data["claude_version"], f"{source}: claude_version"
+        )
     if "animation" in data:
         if data["animation"] not in ANIMATION_LEVELS:
             raise UserInputError(

@@ -158,11 +158,13 @@ def demo_session(
     folder: str | os.PathLike[str] | None = None,
     with_team: bool = True,
     team_later: bool = False,
+    claude_version: str | None = None,
 ) -> Iterator[DemoSession]:
     """Install `sample_name`, start the demo services, and stop and remove everything after.
 
     With `team_later` the team server's process is spawned by `DemoSession.start_team()`
-    (its URL and token are set up at once either way)."""
+    (its URL and token are set up at once either way). `claude_version` is the release
+    whose rules apply (auto when None; `claude --version` is never run on the way in)."""
     with contextlib.ExitStack() as stack:
         if folder is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="workbench-demo-"))
@@ -181,7 +183,13 @@ def demo_session(
             env.update({"TEAM_MEMORY_SYNC_URL": team.url, "WORKBENCH_TEAM_TOKEN": team.token})
             if not team_later:
                 team.start()
-        engine = Engine.open(sample.project_root, config_home=str(sample.config_home), env=env)
+        engine = Engine.open(
+            sample.project_root,
+            config_home=str(sample.config_home),
+            env=env,
+            claude_version=claude_version,
+            ask_claude=False,
+        )
         if team is None:
             _stage_proposals(engine)  # otherwise the child stages them, off the start-up path
         yield DemoSession(sample, engine, root, server_url=team.url if team else None, _team=team)
@@ -288,6 +296,7 @@ def _serve(args: argparse.Namespace) -> int:
         args.project,
         config_home=args.config_home,
         env={**os.environ, "WORKBENCH_TEAM_TOKEN": token},
+        ask_claude=False,
     )
     team_dir = Path(engine.locations.team_dir)
     with demo_team(args.folder, team_dir, _repo_slug(args.remote), token=token, sock=sock) as team:

@@ -18,6 +18,13 @@ from tests.cli.test_context_commands import run as run_in_project
 from workbench.cli import main
 
 
+@pytest.fixture(autouse=True)
+def old_file_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file names spelled out here are 2.1.88's `type_name.md` (naming by release is
+    tested in tests/engine/store/test_memory_formats.py)."""
+    monkeypatch.setenv("WORKBENCH_CLAUDE_VERSION", "2.1.88")
+
+
 def run(capsys, *argv: str, stdin: bytes | None = None, monkeypatch=None):
     if stdin is not None:
         assert monkeypatch is not None

@@ -46,7 +46,7 @@ def test_paths_reports_refused_project_setting(install_sample, capsys):
     (sample.project_root / ".claude" / "settings.json").write_text(
         '{"autoMemoryDirectory": "/tmp/evil"}'
     )
-    _, data, _ = run(capsys, "paths", "--json")
+    _, data, _ = run(capsys, "paths", "--json", "--claude-version", "2.1.88")
     assert data["rejected"][0]["source"] == "projectSettings"
     assert not data["memory_dir"].startswith("/tmp/evil")
 

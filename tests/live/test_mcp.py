@@ -198,7 +198,7 @@ async def test_writes_land_in_the_review_queue_and_undo_once_accepted(
         assert saved["status"] == "queued for review"
         assert sorted(p["path"] for p in saved["proposals"]) == [
             "MEMORY.md",
-            "project_retry_timeout.md",
+            "retry-timeout.md",
         ]
         assert {p.name: p.read_bytes() for p in memory.iterdir()} == before  # nothing written
         current = payload(await client.call_tool("get_memory", {"path": "feedback_testing.md"}))
@@ -227,11 +227,11 @@ async def test_writes_land_in_the_review_queue_and_undo_once_accepted(
     queue = ReviewQueue(engine)
     assert len(queue.list()) == 5
     ids = {(p["path"], p["kind"]): p["id"] for p in saved["proposals"]}
-    accepted = queue.accept(ids[("project_retry_timeout.md", "create")])
+    accepted = queue.accept(ids[("retry-timeout.md", "create")])
     queue.accept(ids[("MEMORY.md", "modify")])
-    new_file = memory / "project_retry_timeout.md"
+    new_file = memory / "retry-timeout.md"
     assert "170,251 ms" in new_file.read_text()
-    assert "(project_retry_timeout.md)" in (memory / "MEMORY.md").read_text()
+    assert "(retry-timeout.md)" in (memory / "MEMORY.md").read_text()
     engine.history.undo(accepted.history_id)  # the file and its index line, as one change
     assert not new_file.exists()
     assert (memory / "MEMORY.md").read_bytes() == before["MEMORY.md"]
@@ -293,10 +293,10 @@ async def test_allow_writes_writes_through_the_store(live_project: LiveProject) 
             )
         )
     assert saved["status"] == "written" and saved["undo"].startswith("workbench undo ")
-    assert (live_project.memory_dir / "user_editor.md").is_file()
+    assert (live_project.memory_dir / "editor.md").is_file()
     engine = Engine.open(live_project.root)
     engine.history.undo(saved["undo"].split()[-1])
-    assert not (live_project.memory_dir / "user_editor.md").exists()
+    assert not (live_project.memory_dir / "editor.md").exists()
 
 
 async def test_http_serves_the_same_tools(live_project: LiveProject) -> None:

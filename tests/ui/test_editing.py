@@ -64,9 +64,10 @@ def test_changed_fields_keep_other_keys_and_their_order():
         body="Deploy in the morning.\n",
     )
     head = text.split("---\n")[1]
+    # Only the changed line is rewritten: the description keeps its own quotes.
     assert head.splitlines() == [
         "name: Deploy windows",
-        'description: "When: mornings"',
+        "description: 'When: mornings'",
         "type: project",
         "owner: ana",
     ]

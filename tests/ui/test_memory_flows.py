@@ -235,13 +235,18 @@ async def test_new_memory_is_written_with_its_index_line(memory_project, app_fac
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
-        written = memory_project.memory_dir / "reference_pager_rota.md"
+        # In the newest release's format: a kebab-case name (and file), the type nested.
+        written = memory_project.memory_dir / "pager-rota.md"
         text = written.read_text()
-        assert text.startswith("---\nname: Pager rota\ndescription: Who is on call for checkout\n")
-        assert "type: reference" in text and "The rota lives in PagerDuty." in text
-        assert "(reference_pager_rota.md)" in (memory_project.memory_dir / "MEMORY.md").read_text()
-        assert app.screen.tree.selected_path == "reference_pager_rota.md"
-        assert "saved reference_pager_rota.md" in app.screen.query_one(StatusLine).last_action
+        assert text.startswith(
+            "---\nname: pager-rota\ndescription: Who is on call for checkout\n"
+            "metadata:\n  type: reference\n---\n"
+        )
+        assert "The rota lives in PagerDuty." in text
+        index = (memory_project.memory_dir / "MEMORY.md").read_text()
+        assert "[Pager rota](pager-rota.md)" in index
+        assert app.screen.tree.selected_path == "pager-rota.md"
+        assert "saved pager-rota.md" in app.screen.query_one(StatusLine).last_action
 
 
 async def test_new_memory_validates_live_and_refuses_an_incomplete_save(
@@ -562,16 +567,16 @@ async def test_viewer_shows_a_new_memory_and_the_verbs_act_on_it(memory_project,
         screen = app.screen
         assert isinstance(screen, MainScreen)
         # The new file took the line the previous newest memory had: the viewer follows.
-        assert screen.tree.selected_path == "reference_pager_rota.md"
-        assert shown_path(app) == "reference_pager_rota.md"
+        assert screen.tree.selected_path == "pager-rota.md"
+        assert shown_path(app) == "pager-rota.md"
         await pilot.press("d")
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmModal)
-        assert app.screen.question == "Delete reference_pager_rota.md?"
+        assert app.screen.question == "Delete pager-rota.md?"
         await pilot.press("n", "e")
         await settle(app, pilot)
         assert isinstance(app.screen, MemoryEditorScreen)
-        assert app.screen.document.entry.path == "reference_pager_rota.md"
+        assert app.screen.document.entry.path == "pager-rota.md"
 
 
 async def test_viewer_shows_the_renamed_file_even_after_a_rescan(memory_project, app_factory):

@@ -20,6 +20,7 @@ from workbench.commands.common import (
     resolve_session,
     wants_json,
     warn,
+    with_claude,
 )
 from workbench.engine.errors import UserInputError, WorkbenchError
 
@@ -131,7 +132,8 @@ def run_extract(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     _refuse_apply_without_key(engine, args.apply)
     agent = engine.agents.extraction
-    plan = agent.plan(str(resolve_session(engine, args)))
+    transcript = resolve_session(engine, args)
+    plan = agent.plan(str(transcript))
     notice = ""
     if args.dry_run or not _has_key(engine) or not plan.step.should_run:
         if not args.dry_run and plan.step.should_run:
@@ -144,7 +146,12 @@ def run_extract(args: argparse.Namespace) -> int:
             warn(notice)
     else:
         result = asyncio.run(agent.run(plan, mode="apply" if args.apply else "propose"))
-    emit(args, result.to_json(), None if wants_json(args) else _extract_printer(result))
+    claude = engine.claude_for(transcript)
+    note = claude.profile.unobserved("extraction")
+    if note and not wants_json(args):
+        warn(f"note: {note}")
+    data = with_claude(result.to_json(), claude)
+    emit(args, data, None if wants_json(args) else _extract_printer(result))
     return ExitCode.ACTION_REQUIRED if result.refused else ExitCode.OK
 
 
@@ -179,7 +186,8 @@ def run_dream(args: argparse.Namespace) -> int:
     else:
         mode = "apply" if args.apply else "show" if args.dry_run else "propose"
         result = asyncio.run(agent.run(mode=mode))
-    emit(args, result.to_json(), None if wants_json(args) else _dream_printer(result))
+    data = with_claude(result.to_json(), engine.claude)
+    emit(args, data, None if wants_json(args) else _dream_printer(result))
     return ExitCode.ACTION_REQUIRED if result.refused else ExitCode.OK
 
 
@@ -192,6 +200,8 @@ def _dream_printer(result: Any) -> Callable[[Console], None]:
         fire = "would fire now" if gates.would_fire else "would not fire now"
         why = "; ".join(gates.reasons())
         out.print(f"  automatic dream {fire}" + (f" ({escape(why)})" if why else ""))
+        for note in gates.notes:
+            out.print(f"  note: {escape(note)}")
         _print_agent_run(out, result)
 
     return show

@@ -10,7 +10,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, emit, open_engine, option, wants_json, warn
+from workbench.commands.common import (
+    ExitCode,
+    emit,
+    open_engine,
+    option,
+    wants_json,
+    warn,
+    with_claude,
+)
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -143,10 +151,11 @@ def run_recall(args: argparse.Namespace) -> int:
     )
     if result.error is not None:
         warn(f"the model call failed ({result.error['message']}); showed the offline ranking")
+    data = with_claude(result.to_json(), engine.claude)
     if wants_json(args):
-        emit(args, result.to_json())
+        emit(args, data)
     else:
-        emit(args, result.to_json(), lambda out: _print_recall(out, result, args.show_injected))
+        emit(args, data, lambda out: _print_recall(out, result, args.show_injected))
     return ExitCode.OK
 
 
@@ -208,7 +217,7 @@ def run_prompt(args: argparse.Namespace) -> int:
 
     engine = open_engine(args)
     result = prompt_for_engine(engine, mode=args.mode, skip_index=args.skip_index)
-    data: dict[str, Any] = result.to_json()
+    data: dict[str, Any] = with_claude(result.to_json(), engine.claude)
     if wants_json(args):
         emit(args, data)
         return ExitCode.OK
@@ -217,7 +226,12 @@ def run_prompt(args: argparse.Namespace) -> int:
         return ExitCode.OK
     emit(args, data, result.text)
     if not option(args, "json", False):
-        warn(f"{result.mode} prompt, about {result.tokens:,} tokens ({result.reason})")
+        warn(
+            f"{result.mode} prompt ({result.style}, {engine.claude.describe()}), about "
+            f"{result.tokens:,} tokens ({result.reason})"
+        )
+        for note in result.notes:
+            warn(f"note: {note}")
     return ExitCode.OK
 
 

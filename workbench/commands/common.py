@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from workbench.engine import Engine
+    from workbench.engine.profiles.detect import ResolvedVersion
 
 
 class ExitCode(IntEnum):
@@ -46,6 +47,14 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("common options")
     for flag, metavar, help_text in _PATH_OPTIONS:
         group.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=help_text)
+    group.add_argument(
+        "--claude-version",
+        metavar="VERSION",
+        default=argparse.SUPPRESS,
+        help="the Claude Code release whose rules to follow, X.Y.Z or auto (default: "
+        "$WORKBENCH_CLAUDE_VERSION, the claude_version config key, else auto: the "
+        "transcript's own version, else `claude --version`, else the newest profile)",
+    )
     group.add_argument(
         "--json",
         action="store_true",
@@ -126,8 +135,11 @@ def resolve_session(engine: Engine, args: argparse.Namespace) -> Path:
     return engine.context.resolve_transcript(transcript, session=session, latest=latest)
 
 
-def open_engine(args: argparse.Namespace) -> Engine:
-    """The engine for the project and folders the options name."""
+def open_engine(args: argparse.Namespace, *, ask_claude: bool = True) -> Engine:
+    """The engine for the project, folders and Claude Code release the options name.
+
+    `ask_claude=False` never runs `claude --version` now (the app asks in a worker later).
+    """
     from workbench.engine import Engine
 
     project = option(args, "project") or os.getcwd()
@@ -139,11 +151,52 @@ def open_engine(args: argparse.Namespace) -> Engine:
         config_home=option(args, "config_home"),
         memory_dir=option(args, "memory_dir"),
         settings_file=option(args, "settings"),
+        claude_version=option(args, "claude_version"),
+        config_claude_version=configured_claude_version(),
+        ask_claude=ask_claude,
+        cache_dir=version_cache_dir,
     )
 
 
 UNBOUNDED_WIDTH = 1 << 16
 """The width tables are laid out in when output is not a terminal: nothing is cut or folded."""
+
+
+def configured_claude_version() -> str | None:
+    """The `claude_version` key of the config file; a broken file is reported, not fatal
+    (the app reports it in full when it opens)."""
+    from workbench.paths import config_file
+
+    path = config_file()
+    if not path.is_file():
+        return None  # no TOML parser to import for a file that is not there
+    from workbench.config import read_config
+
+    try:
+        value = read_config(path).get("claude_version")
+    except WorkbenchError as exc:
+        warn(f"{exc}; claude_version from it is not used")
+        return None
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise WorkbenchError("config: `claude_version` must be a string (auto or X.Y.Z)")
+    return value
+
+
+def version_cache_dir() -> Path | None:
+    """Where the answer of `claude --version` is kept between runs (the workbench's home)."""
+    from workbench.paths import workbench_home
+
+    try:
+        return workbench_home() / "cache"
+    except OSError:
+        return None
+
+
+def with_claude(data: dict[str, Any], claude: ResolvedVersion) -> dict[str, Any]:
+    """`data` with the keys that say which Claude Code release it follows, first."""
+    return {**claude.to_json(), **data}
 
 
 def console(stderr: bool = False) -> Console:

@@ -20,6 +20,7 @@ from workbench.commands.common import (
     resolve_session,
     wants_json,
     warn,
+    with_claude,
 )
 from workbench.engine.context.statusline import DEFAULT_FORMAT as STATUS_FORMAT
 from workbench.engine.context.statusline import FIELDS as STATUS_FIELDS
@@ -210,6 +211,8 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
 
     t = report.thresholds
     con.print(f"[bold]{escape(str(report.transcript))}[/bold]")
+    if report.claude is not None:
+        con.print(f"rules of {report.claude.describe()}", markup=False)
     con.print(
         f"model {report.model} ({report.model_source}) · window {t.context_window:,} "
         f"({t.context_window_source}) · max output {t.max_output_tokens:,} · "
@@ -218,7 +221,10 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
     width = 50
     top = max(t.effective_window, report.used, 1)
     filled = min(width, round(report.used / top * width))
-    marks = {round(v / top * width) for v in (t.warning, t.autocompact, t.blocking) if v <= top}
+    rungs = [t.warning]
+    rungs += [t.autocompact] if t.threshold_compaction else []
+    rungs += [t.blocking] if t.blocking_enabled else []
+    marks = {round(v / top * width) for v in rungs if v <= top}
     bar = "".join(
         "│" if i in marks and i >= filled else ("█" if i < filled else "░") for i in range(width)
     )
@@ -228,17 +234,19 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
     table.add_column("tokens", justify="right")
     table.add_column("state")
     state = report.state
-    rows = [
-        ("warning / error", t.warning, state.above_warning),
-        (
-            "auto-compact"
-            + ("" if t.auto_compact_enabled else f" (off: {t.auto_compact_disabled_by})"),
-            t.autocompact,
-            state.above_autocompact,
-        ),
-        ("blocking", t.blocking, state.at_blocking),
-        ("effective window", t.effective_window, report.used >= t.effective_window),
-    ]
+    rows = [("warning / error", t.warning, state.above_warning)]
+    if t.threshold_compaction:
+        rows.append(
+            (
+                "auto-compact"
+                + ("" if t.auto_compact_enabled else f" (off: {t.auto_compact_disabled_by})"),
+                t.autocompact,
+                state.above_autocompact,
+            )
+        )
+    if t.blocking_enabled:
+        rows.append(("blocking", t.blocking, state.at_blocking))
+    rows.append(("effective window", t.effective_window, report.used >= t.effective_window))
     for name, value, reached in rows:
         table.add_row(
             name, f"{value:,}", "reached" if reached else f"{value - report.used:,} to go"
@@ -265,8 +273,13 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
             "measured: "
             + ", ".join(f"{k} {v:,}" for k, v in measurements.items() if isinstance(v, int))
         )
+    for note in report.notes:
+        con.print(f"note: {note}")
     for problem in report.problems:
         con.print(f"note: {problem}", markup=False)
+    if report.claude is not None:
+        for note in report.claude.profile.notes(unobserved=False):
+            con.print(f"note: {note}", markup=False)
 
 
 # --- statusline -------------------------------------------------------------------------
@@ -360,11 +373,20 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             f"[bold]{escape(str(path))}[/bold]  ({preview.messages:,} messages since the "
             "last boundary)"
         )
+        if preview.claude is not None:
+            con.print(f"rules of {preview.claude.describe()}", markup=False)
+        threshold = (
+            f"auto-compact threshold {preview.threshold:,}"
+            if preview.threshold_compaction
+            else "no threshold compaction"
+        )
         con.print(
-            f"pre-compaction tokens {preview.pre_tokens:,} · auto-compact threshold "
-            f"{preview.threshold:,} · {'would' if preview.would_autocompact else 'would not'} "
+            f"pre-compaction tokens {preview.pre_tokens:,} · {threshold} · "
+            f"{'would' if preview.would_autocompact else 'would not'} "
             f"auto-compact now ({preview.autocompact_reason})"
         )
+        for note in preview.notes:
+            con.print(f"note: {note}", markup=False)
         con.print(
             f"Claude Code would use: [bold]{preview.chosen.replace('_', '-')}[/bold] compaction"
         )
@@ -438,12 +460,22 @@ def run_session_memory(args: argparse.Namespace) -> int:
     report = engine.context.session_memory(
         session=args.session, file=args.file, trigger=args.trigger
     )
-    data = report.to_json()
+    claude = (
+        engine.claude_for(engine.context.resolve_transcript(args.trigger))
+        if args.trigger
+        else engine.claude
+    )
+    note = claude.profile.unobserved("session memory")
+    data = with_claude(report.to_json(), claude)
+    if note:
+        data.setdefault("notes", []).append(note)
 
     def human(con: Console) -> None:
         from rich.table import Table
 
         con.print(f"[bold]{escape(str(report.path))}[/bold]")
+        if note:
+            con.print(f"note: {note}", markup=False)
         if not report.exists:
             con.print("no session notes yet")
             return
@@ -484,9 +516,17 @@ def run_replay(args: argparse.Namespace) -> int:
         from rich.table import Table
 
         con.print(f"[bold]{escape(str(path))}[/bold]")
+        if report.claude is not None:
+            con.print(f"rules of {report.claude.describe()}", markup=False)
+        t = report.thresholds
+        threshold = (
+            f"auto-compact at {t.autocompact:,}"
+            if t.threshold_compaction
+            else "no threshold compaction"
+        )
         con.print(
             f"{len(report.turns)} API calls · peak {report.peak:,} · now {report.final_tokens:,} "
-            f"· auto-compact at {report.thresholds.autocompact:,} ({report.model})",
+            f"· {threshold} ({report.model})",
             markup=False,
         )
         if report.turns and not args.no_turns:
@@ -525,8 +565,10 @@ def run_replay(args: argparse.Namespace) -> int:
         for p in report.unrecorded_fires:
             con.print(
                 f"  would auto-compact before call {p.turn} ({p.estimated_before:,} ≥ "
-                f"{p.threshold:,}); the transcript shows none"
+                f"{p.threshold:,}; measured {p.measured:,}); the transcript shows none"
             )
+        for note in report.notes:
+            con.print(f"note: {note}")
 
     emit(args, data, human)
     return ExitCode.OK

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import ExitCode, open_engine
+from workbench.commands.common import ExitCode, open_engine, option
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -75,7 +75,8 @@ def run_tui(args: argparse.Namespace) -> int:
     """Open the app on the current (or given) project."""
     needs_terminal("workbench tui" if getattr(args, "command", None) == "tui" else "workbench")
     settings = load_front_settings(args)
-    engine = open_engine(args)
+    # `claude --version` is asked in a worker once the app is up, never on the way in.
+    engine = open_engine(args, ask_claude=False)
     engine.memories.warm_up()  # reads the folder while the UI imports
     from workbench.ui.app import make_app
 
@@ -91,7 +92,10 @@ def run_demo(args: argparse.Namespace) -> int:
     settings = load_front_settings(args)
     sample_name = getattr(args, "sample", DEFAULT_SAMPLE)
     # The team server's process starts once the app's first frame is painted.
-    with demo_session(sample_name, team_later=True) as session:
+    wanted = option(args, "claude_version") or (
+        settings.claude_version if settings.claude_version != "auto" else None
+    )
+    with demo_session(sample_name, team_later=True, claude_version=wanted) as session:
         session.engine.memories.warm_up()  # reads the folder while the UI imports
         from workbench.ui.app import make_app
 

@@ -7,7 +7,15 @@ import functools
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, add_command, emit, open_engine, plain, warn
+from workbench.commands.common import (
+    ExitCode,
+    add_command,
+    emit,
+    open_engine,
+    plain,
+    warn,
+    with_claude,
+)
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -26,13 +34,23 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     show.add_argument("path", metavar="PATH", help="path relative to the memory folder")
     add("manifest", run_manifest, "the manifest recall sends (newest first, at most 200)")
     add("lint", run_lint, "check memory files and indexes")
-    save = add("save", run_save, "save a memory (body on stdin), then its index line")
+    save = add(
+        "save",
+        run_save,
+        "save a memory (body on stdin) in the Claude Code release's format, then its index line",
+    )
     save.add_argument(
         "--type", required=True, dest="memory_type", help="user, feedback, project or reference"
     )
-    save.add_argument("--name", required=True)
+    save.add_argument(
+        "--name", required=True, help="the memory's name (2.1.332 writes it in kebab case)"
+    )
     save.add_argument("--description", required=True, help="one line; recall decides by it")
-    save.add_argument("--file", metavar="NAME.md", help="file name (default: TYPE_NAME.md)")
+    save.add_argument(
+        "--file",
+        metavar="NAME.md",
+        help="file name (default: the kebab-case name, or TYPE_NAME.md under 2.1.88's rules)",
+    )
     save.add_argument("--team", action="store_true", help="save to team memory (secret-checked)")
     save.add_argument(
         "--no-index", action="store_true", help="skip the index line (skip-index mode)"
@@ -59,11 +77,15 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 def run_paths(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     loc = engine.locations
+    claude = engine.claude
     data = {
+        **claude.to_json(),
         "config_home": loc.config_home,
         "project_root": loc.project_root,
         "canonical_root": loc.canonical_root,
         "sanitized_project": loc.sanitized_project,
+        "project_dir_name": loc.project_dir_name,
+        "project_dir_name_source": loc.project_dir_name_source,
         "memory_dir": loc.memory_dir,
         "memory_dir_source": loc.memory_dir_source,
         "entrypoint": loc.entrypoint,
@@ -75,11 +97,13 @@ def run_paths(args: argparse.Namespace) -> int:
             {"source": r.source, "value": r.value, "reason": r.reason} for r in loc.rejected
         ],
         "settings_errors": [{"source": s, "error": e} for s, e in loc.settings_errors],
+        "notes": list(loc.notes),
     }
 
     def human(con: Console) -> None:
         from rich.table import Table
 
+        con.print(f"paths under the rules of {claude.describe()}")
         table = Table(show_header=False, box=None, pad_edge=False)
         table.add_column("key", no_wrap=True)
         table.add_column("value", overflow="fold")
@@ -102,6 +126,8 @@ def run_paths(args: argparse.Namespace) -> int:
             )
         for source, error in loc.settings_errors:
             con.print(f"unreadable settings {source}: {error}", markup=False)
+        for note in [*loc.notes, *claude.profile.notes(unobserved=False)]:
+            con.print(f"note: {note}", markup=False)
 
     emit(args, data, human)
     return ExitCode.OK
@@ -111,7 +137,8 @@ def run_paths(args: argparse.Namespace) -> int:
 
 
 def run_index(args: argparse.Namespace) -> int:
-    report = open_engine(args).memories.index(team=args.team)
+    engine = open_engine(args)
+    report = engine.memories.index(team=args.team)
 
     def human(con: Console) -> None:
         from rich.markup import escape
@@ -137,7 +164,7 @@ def run_index(args: argparse.Namespace) -> int:
         if report.orphans:
             con.print(f"orphans (not in the index): {', '.join(report.orphans)}", markup=False)
 
-    emit(args, report.to_json(), human)
+    emit(args, with_claude(report.to_json(), engine.claude), human)
     return ExitCode.OK
 
 
@@ -177,8 +204,9 @@ def _fit(text: str, width: int | None) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    doc = open_engine(args).memories.read(args.path)
-    data = doc.to_json()
+    engine = open_engine(args)
+    doc = engine.memories.read(args.path)
+    data = with_claude(doc.to_json(), engine.claude)
 
     def human(con: Console) -> None:
         if doc.binary:
@@ -196,8 +224,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_manifest(args: argparse.Namespace) -> int:
-    manifest = open_engine(args).memories.manifest()
-    emit(args, manifest.to_json(), manifest.text)
+    engine = open_engine(args)
+    manifest = engine.memories.manifest()
+    emit(args, with_claude(manifest.to_json(), engine.claude), manifest.text)
     return ExitCode.OK
 
 
@@ -205,7 +234,8 @@ def run_manifest(args: argparse.Namespace) -> int:
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    findings = open_engine(args).memories.lint()
+    engine = open_engine(args)
+    findings = engine.memories.lint()
     errors = sum(1 for f in findings if f.severity == "error")
 
     def human(con: Console) -> None:
@@ -220,7 +250,8 @@ def run_lint(args: argparse.Namespace) -> int:
             )
         con.print(f"{len(findings)} finding(s), {errors} error(s)")
 
-    emit(args, {"findings": [f.to_json() for f in findings]}, human)
+    data = with_claude({"findings": [f.to_json() for f in findings]}, engine.claude)
+    emit(args, data, human)
     return ExitCode.ACTION_REQUIRED if errors else ExitCode.OK
 
 
@@ -237,7 +268,8 @@ def run_save(args: argparse.Namespace) -> int:
         raise UserInputError("the memory body on stdin is not UTF-8 text") from None
     if "\0" in body:
         raise UserInputError("the memory body on stdin is binary, not text")
-    store = open_engine(args).memories
+    engine = open_engine(args)
+    store = engine.memories
     result = store.save(
         type=args.memory_type,
         name=args.name,
@@ -261,7 +293,7 @@ def run_save(args: argparse.Namespace) -> int:
             con.print(f"index: {result.index_line}", markup=False)
         con.print(f"headroom: {result.headroom.lines} lines, {result.headroom.length:,} characters")
 
-    emit(args, result.to_json(), human)
+    emit(args, with_claude(result.to_json(), engine.claude), human)
     return ExitCode.OK
 
 

@@ -17,14 +17,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.engine.envflags import is_defined_falsy, is_truthy
+
+if TYPE_CHECKING:
+    from workbench.engine.profiles import BehaviourProfile
 
 MAX_SANITIZED_LENGTH = 200
 MEMORY_ENTRYPOINT = "MEMORY.md"
 SEP = "/"
 
-# The sources whose `autoMemoryDirectory` Claude Code trusts, first match wins.
+# The sources whose `autoMemoryDirectory` Claude Code 2.1.88 trusts, first match wins (the
+# release in use decides: `profile.settings.memory_dir_sources`).
 TRUSTED_SETTING_SOURCES = ("policySettings", "flagSettings", "localSettings", "userSettings")
 # Merged settings: later entries override earlier ones.
 MERGE_ORDER = ("userSettings", "projectSettings", "localSettings", "flagSettings", "policySettings")
@@ -103,20 +108,21 @@ def find_sanitized_dir(parent: Path, name: str, *, must_contain: str | None = No
 # --- git roots ------------------------------------------------------------------------------
 
 
-def find_git_root(start: str | os.PathLike[str]) -> str | None:
-    """The nearest folder at or above `start` holding `.git` (a folder or a file)."""
+def find_git_root(start: str | os.PathLike[str], *, normalize: bool = True) -> str | None:
+    """The nearest folder at or above `start` holding `.git` (a folder or a file), NFC unless
+    `normalize` is off (2.1.332 keys an NFD folder on its raw name)."""
     current = os.path.abspath(start)
     while True:
         marker = os.path.join(current, ".git")
         if os.path.isdir(marker) or os.path.isfile(marker):
-            return nfc(current)
+            return nfc(current) if normalize else current
         parent = os.path.dirname(current)
         if parent == current:
             return None
         current = parent
 
 
-def resolve_canonical_root(root: str) -> str:
+def resolve_canonical_root(root: str, *, normalize: bool = True) -> str:
     """Map a worktree to the main repository so all worktrees share one memory folder.
 
     Both of Claude Code's security checks apply: the worktree's git dir must sit in the
@@ -140,17 +146,18 @@ def resolve_canonical_root(root: str) -> str:
         back_pointer = Path(worktree_git_dir, "gitdir").read_text(encoding="utf-8").strip()
         if os.path.realpath(back_pointer) != os.path.join(os.path.realpath(root), ".git"):
             return root
+        keep = nfc if normalize else str
         if os.path.basename(common_dir) != ".git":
-            return nfc(common_dir)  # a worktree of a bare repository
-        return nfc(os.path.dirname(common_dir))
+            return keep(common_dir)  # a worktree of a bare repository
+        return keep(os.path.dirname(common_dir))
     except Exception:
         return root
 
 
-def find_canonical_git_root(start: str | os.PathLike[str]) -> str | None:
+def find_canonical_git_root(start: str | os.PathLike[str], *, normalize: bool = True) -> str | None:
     """`findCanonicalGitRoot`: the git root with worktrees mapped to their main repo."""
-    root = find_git_root(start)
-    return None if root is None else resolve_canonical_root(root)
+    root = find_git_root(start, normalize=normalize)
+    return None if root is None else resolve_canonical_root(root, normalize=normalize)
 
 
 # --- validateMemoryPath ---------------------------------------------------------------------
@@ -308,6 +315,12 @@ class Locations:
     home: str
     rejected: tuple[RejectedOverride, ...] = field(default_factory=tuple)
     settings_errors: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    project_dir_name: str = ""
+    """The folder name under `projects/` (the sanitised root, or CLAUDE_CODE_PROJECT_DIR_NAME)."""
+    project_dir_name_source: str = "sanitized"
+    """`sanitized` or `env`."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """What the user should know about these paths under the release in use."""
 
     @property
     def memory_root(self) -> Path:
@@ -378,12 +391,14 @@ def memory_base_dir(env: Mapping[str, str]) -> str:
     return env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or config_home(env)
 
 
-def project_root_for(cwd: str | os.PathLike[str]) -> str:
-    """`realpath(cwd)` NFC-normalised, falling back to the raw path."""
+def project_root_for(cwd: str | os.PathLike[str], *, normalize: bool = True) -> str:
+    """`realpath(cwd)` NFC-normalised (unless `normalize` is off), falling back to the raw
+    path."""
+    keep = nfc if normalize else str
     try:
-        return nfc(os.path.realpath(cwd, strict=True))
+        return keep(os.path.realpath(cwd, strict=True))
     except OSError:
-        return nfc(os.path.abspath(cwd))
+        return keep(os.path.abspath(cwd))
 
 
 def auto_memory_enabled(env: Mapping[str, str], settings: SettingsSources) -> bool:
@@ -411,21 +426,35 @@ def resolve_locations(
     memory_dir_override: str | None = None,
     flag_settings: str | os.PathLike[str] | None = None,
     policy_settings: str | os.PathLike[str] | None = None,
+    profile: BehaviourProfile | None = None,
 ) -> Locations:
-    """Resolve the memory folder exactly as Claude Code's `getAutoMemPath` does."""
+    """Resolve the memory folder exactly as Claude Code's `getAutoMemPath` does, under the
+    path rules of `profile`'s release (the newest profile when none is given)."""
+    if profile is None:
+        from workbench.engine.profiles import newest_profile
+
+        profile = newest_profile()
     env = dict(os.environ if env is None else env)
     if config_home_override:
         env["CLAUDE_CONFIG_DIR"] = config_home_override
     home = _home(env)
     conf_home = config_home(env)
-    project_root = project_root_for(cwd)
-    canonical = find_canonical_git_root(project_root) or project_root
+    normalize = profile.unicode.nfc_project_root
+    raw_root = project_root_for(cwd, normalize=False)
+    project_root = nfc(raw_root) if normalize else raw_root
+    canonical = find_canonical_git_root(project_root, normalize=normalize) or project_root
     # WORKBENCH_POLICY_SETTINGS points tests (and curious users) at another managed file.
     policy = policy_settings or env.get("WORKBENCH_POLICY_SETTINGS")
     settings = load_settings(
         conf_home, project_root, flag_settings=flag_settings, policy_settings=policy
     )
     rejected: list[RejectedOverride] = []
+    notes: list[str] = []
+    if raw_root != nfc(raw_root) and not profile.unicode.runs_in_non_nfc_folder:
+        notes.append(
+            f"the project path is not in NFC (it is decomposed, NFD): Claude Code "
+            f"{profile.version} exits in such a folder without doing anything"
+        )
 
     memory_dir: str | None = None
     source = "default"
@@ -445,18 +474,25 @@ def resolve_locations(
         else:
             rejected.append(RejectedOverride("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", env_value, why))
 
+    trusted = profile.settings.memory_dir_sources
     project_value = settings.value("projectSettings", "autoMemoryDirectory")
-    if project_value is not None:
+    if project_value is not None and "projectSettings" not in trusted:
         rejected.append(
             RejectedOverride(
                 "projectSettings",
                 str(project_value),
-                "autoMemoryDirectory in the project's committed .claude/settings.json is "
-                "ignored: a cloned repository must not choose where memories are written",
+                f"Claude Code {profile.version} ignores autoMemoryDirectory in the project's "
+                "committed .claude/settings.json: a cloned repository must not choose where "
+                "memories are written",
             )
         )
+    elif project_value is not None:
+        notes.append(
+            f"Claude Code {profile.version} honours autoMemoryDirectory from this project's "
+            ".claude/settings.json once you trust the workspace"
+        )
 
-    for setting_source in TRUSTED_SETTING_SOURCES:
+    for setting_source in trusted:
         value = settings.value(setting_source, "autoMemoryDirectory")
         if value is None:
             continue
@@ -471,12 +507,19 @@ def resolve_locations(
         break
 
     sanitized = sanitize_path(canonical)
+    dir_name, dir_source = _project_dir_name(env, profile, rejected)
+    projects = Path(memory_base_dir(env)) / "projects"
     if memory_dir is None:
-        projects = Path(memory_base_dir(env)) / "projects"
-        folder = find_sanitized_dir(projects, canonical, must_contain="memory")
+        if dir_name is not None:
+            folder = projects / dir_name
+        else:
+            folder = find_sanitized_dir(projects, canonical, must_contain="memory")
         memory_dir = nfc(os.path.join(str(folder), "memory") + SEP)
 
-    transcripts = find_sanitized_dir(Path(conf_home) / "projects", project_root)
+    if dir_name is not None:
+        transcripts = Path(conf_home) / "projects" / dir_name
+    else:
+        transcripts = find_sanitized_dir(Path(conf_home) / "projects", project_root)
     return Locations(
         config_home=conf_home,
         project_root=project_root,
@@ -490,7 +533,30 @@ def resolve_locations(
         home=home,
         rejected=tuple(rejected),
         settings_errors=settings.errors,
+        project_dir_name=dir_name or sanitized,
+        project_dir_name_source=dir_source,
+        notes=tuple(notes),
     )
+
+
+def _project_dir_name(
+    env: Mapping[str, str], profile: BehaviourProfile, rejected: list[RejectedOverride]
+) -> tuple[str | None, str]:
+    """CLAUDE_CODE_PROJECT_DIR_NAME when the release reads it and the value is valid."""
+    name_env = profile.project_dir.name_env
+    value = env.get(name_env) if name_env else None
+    if not value or name_env is None:  # unset or empty: the sanitised path
+        return None, "sanitized"
+    if re.fullmatch(profile.project_dir.name_pattern, value):
+        return value, "env"
+    rejected.append(
+        RejectedOverride(
+            name_env,
+            value,
+            "not 1 to 64 letters, digits, '-' or '_', so the sanitised path is used",
+        )
+    )
+    return None, "sanitized"
 
 
 def _home(env: Mapping[str, str]) -> str:

@@ -7,8 +7,9 @@ only path resolution: nothing heavy is imported until a pane or command needs it
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.engine.claude_paths import Locations, resolve_locations
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from workbench.engine.agents.service import AgentService
     from workbench.engine.context.service import ContextService
     from workbench.engine.history import History
+    from workbench.engine.profiles import BehaviourProfile
+    from workbench.engine.profiles.detect import ResolvedVersion, VersionResolver
     from workbench.engine.recall.service import RecallService
     from workbench.engine.store import MemoryStore
     from workbench.engine.team.service import TeamService
@@ -25,9 +28,22 @@ if TYPE_CHECKING:
 class Engine:
     """Everything the workbench knows about one project's memory."""
 
-    def __init__(self, locations: Locations, *, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        locations: Locations,
+        *,
+        env: Mapping[str, str] | None = None,
+        versions: VersionResolver | None = None,
+    ) -> None:
         self.locations = locations
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        if versions is None:
+            from workbench.engine.profiles.detect import VersionResolver, version_request
+
+            versions = VersionResolver(version_request(None, self.env), self.env)
+        self.versions = versions
+        """Which Claude Code the answers follow (`--claude-version`, transcripts, the CLI)."""
+        self._open_args: dict[str, object] = {}
 
     @classmethod
     def open(
@@ -39,19 +55,58 @@ class Engine:
         settings_file: str | None = None,
         policy_settings: str | None = None,
         env: Mapping[str, str] | None = None,
+        claude_version: str | None = None,
+        config_claude_version: str | None = None,
+        ask_claude: bool = True,
+        cache_dir: str | os.PathLike[str] | Callable[[], Path | None] | None = None,
     ) -> Engine:
-        """Resolve a project's paths the way Claude Code would and open the engine on them."""
+        """Resolve a project's paths the way Claude Code would and open the engine on them.
+
+        `claude_version` is the `--claude-version` flag (else `WORKBENCH_CLAUDE_VERSION`, else
+        `config_claude_version`, else auto). `ask_claude=False` never runs `claude --version`
+        now (the app asks later, in a worker); `cache_dir` (or a function giving it, called
+        only when a `claude` executable is found) keeps its answer between runs.
+        """
+        from workbench.engine.profiles.detect import VersionResolver, version_request
+
         env = dict(os.environ if env is None else env)
         if config_home:
             env["CLAUDE_CONFIG_DIR"] = config_home
-        locations = resolve_locations(
-            project,
-            env=env,
-            memory_dir_override=memory_dir,
-            flag_settings=settings_file,
-            policy_settings=policy_settings,
-        )
-        return cls(locations, env=env)
+        request = version_request(claude_version, env, config_claude_version)
+        cache = cache_dir if callable(cache_dir) or cache_dir is None else Path(cache_dir)
+        versions = VersionResolver(request, env, cache, ask_cli=ask_claude)
+        args: dict[str, object] = {
+            "project": project,
+            "memory_dir_override": memory_dir,
+            "flag_settings": settings_file,
+            "policy_settings": policy_settings,
+        }
+        profile = versions.default().profile
+        engine = cls(_locations(args, env, profile), env=env, versions=versions)
+        engine._open_args = args
+        return engine
+
+    # --- which Claude Code -------------------------------------------------------------
+
+    @property
+    def claude(self) -> ResolvedVersion:
+        """The release answers about no transcript in particular follow."""
+        return self.versions.default()
+
+    @property
+    def profile(self) -> BehaviourProfile:
+        """The rules of that release."""
+        return self.claude.profile
+
+    def claude_for(self, transcript: str | os.PathLike[str] | Path | None) -> ResolvedVersion:
+        """The release answers about `transcript` follow (under auto: the one that wrote it)."""
+        return self.versions.for_transcript(transcript)
+
+    def locations_for(self, profile: BehaviourProfile) -> Locations:
+        """Where the memory would be under another release's path rules (same options)."""
+        if not self._open_args:
+            return self.locations
+        return _locations(self._open_args, self.env, profile)
 
     @cached_property
     def memories(self) -> MemoryStore:
@@ -94,3 +149,16 @@ class Engine:
         from workbench.engine.team.service import TeamService
 
         return TeamService(self)
+
+
+def _locations(
+    args: Mapping[str, object], env: Mapping[str, str], profile: BehaviourProfile
+) -> Locations:
+    return resolve_locations(
+        args["project"],  # type: ignore[arg-type]
+        env=env,
+        memory_dir_override=args["memory_dir_override"],  # type: ignore[arg-type]
+        flag_settings=args["flag_settings"],  # type: ignore[arg-type]
+        policy_settings=args["policy_settings"],  # type: ignore[arg-type]
+        profile=profile,
+    )

@@ -3,7 +3,9 @@
 Claude Code keeps at most 200 lines and 25,000 UTF-16 units of the trimmed index (after its
 frontmatter and block HTML comments are removed). The line gate runs first; the length gate
 then cuts at the last newline at or before unit 25,000. Both flags are measured on the
-original trimmed text (spec 01 §2.4).
+original trimmed text (spec 01 §2.4). A CRLF file's `\r` counts toward the limit in every
+release; whether the loaded text keeps it, and whether a trailing U+001F is trimmed, depend
+on the release (spec 08): `IndexLoadRules`.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from workbench.engine.frontmatter import FRONTMATTER_RE, normalize_text
+from workbench.engine.frontmatter import FRONTMATTER_RE
 from workbench.engine.jsutil import format_file_size, js_last_index_of, js_len, js_slice
+from workbench.engine.profiles.rules import IndexLoadRules
 
 MAX_ENTRYPOINT_LINES = 200
 MAX_ENTRYPOINT_LENGTH = 25_000
@@ -30,12 +33,20 @@ _JS_WHITESPACE = (
 _LINK_RE = re.compile(r"\[(?P<title>[^\]]*)\]\((?P<target><[^>]*>|[^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _HOOK_SEPARATORS = re.compile(r"^\s*(?:—|–|--|-|:)\s*")
 _HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+UNIT_SEPARATOR = "\x1f"
+# 2.1.88's reading, used when no release's rules are given: `\r` kept, U+001F kept.
+PLAIN_RULES = IndexLoadRules(folds_crlf=False, trims_unit_separator=False, warning_quotes_cut=False)
+WARNING_QUOTE_CHARS = 40
+"""How much of the first cut line our warning quotes (Claude Code's length was not measured)."""
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 
 
-def js_trim(text: str) -> str:
-    """`String.prototype.trim` (Python's strip uses a different whitespace set)."""
-    return text.strip(_JS_WHITESPACE)
+def js_trim(text: str, *, trim_unit_separator: bool = False) -> str:
+    """`String.prototype.trim` (Python's strip uses a different whitespace set); with
+    `trim_unit_separator`, a trailing U+001F goes too (Claude Code 2.1.332)."""
+    if not trim_unit_separator:
+        return text.strip(_JS_WHITESPACE)
+    return text.lstrip(_JS_WHITESPACE).rstrip(_JS_WHITESPACE + UNIT_SEPARATOR)
 
 
 @dataclass(frozen=True)
@@ -53,22 +64,49 @@ class Truncation:
     """Lines of the trimmed text that survive whole."""
     reason: str | None
     """Claude Code's reason phrase (`234 lines (limit: 200)`, …) when truncated."""
+    loaded: str = ""
+    """What reaches the model before any warning: `content`, with CRLF folded to LF where
+    the release does that."""
+    rules: IndexLoadRules = PLAIN_RULES
 
     @property
     def truncated(self) -> bool:
         return self.line_truncated or self.length_truncated
 
+    @property
+    def first_cut_line(self) -> str | None:
+        """The first line that does not load whole (`\r` dropped), or None."""
+        if not self.truncated:
+            return None
+        lines = self.trimmed.split("\n")
+        if self.kept_lines >= len(lines):
+            return None
+        return lines[self.kept_lines].rstrip("\r")
 
-def truncate_entrypoint(raw: str) -> Truncation:
-    """Port of `truncateEntrypointContent` on already-stripped index text."""
-    trimmed = js_trim(raw)
+
+def truncate_entrypoint(raw: str, rules: IndexLoadRules | None = None) -> Truncation:
+    """Port of `truncateEntrypointContent` on already-stripped index text (`\r` kept: it
+    counts toward the 25,000 limit), under a release's `rules` (2.1.88's when None)."""
+    rules = rules or PLAIN_RULES
+    trimmed = js_trim(raw, trim_unit_separator=rules.trims_unit_separator)
     lines = trimmed.split("\n")
     line_count = len(lines)
     length = js_len(trimmed)
     line_truncated = line_count > MAX_ENTRYPOINT_LINES
     length_truncated = length > MAX_ENTRYPOINT_LENGTH
     if not line_truncated and not length_truncated:
-        return Truncation(trimmed, trimmed, line_count, length, False, False, line_count, None)
+        return Truncation(
+            trimmed,
+            trimmed,
+            line_count,
+            length,
+            False,
+            False,
+            line_count,
+            None,
+            loaded=_loaded(trimmed, rules),
+            rules=rules,
+        )
 
     content = "\n".join(lines[:MAX_ENTRYPOINT_LINES]) if line_truncated else trimmed
     if js_len(content) > MAX_ENTRYPOINT_LENGTH:
@@ -86,26 +124,57 @@ def truncate_entrypoint(raw: str) -> Truncation:
     else:
         reason = f"{line_count} lines and {format_file_size(length)}"
     return Truncation(
-        trimmed, content, line_count, length, line_truncated, length_truncated, kept_lines, reason
+        trimmed,
+        content,
+        line_count,
+        length,
+        line_truncated,
+        length_truncated,
+        kept_lines,
+        reason,
+        loaded=_loaded(content, rules),
+        rules=rules,
     )
 
 
+def _loaded(content: str, rules: IndexLoadRules) -> str:
+    # The cut falls after a line's `\r` (its `\n` goes): that `\r` is folded away too.
+    if not rules.folds_crlf:
+        return content
+    return content.replace("\r\n", "\n").removesuffix("\r")
+
+
 def truncation_warning(truncation: Truncation) -> str | None:
-    """Our own warning for a truncated index, carrying Claude Code's facts and numbers."""
+    """Our own warning for a truncated index, carrying the facts Claude Code's warning
+    carries in the release in use (2.1.332's also says where the cut falls)."""
     if not truncation.truncated:
         return None
     dropped = truncation.line_count - truncation.kept_lines
-    return (
+    text = (
         f"MEMORY.md is too big to load whole: {truncation.reason}. Claude Code loads only "
         f"the first {truncation.kept_lines} lines; {dropped} line(s) after the cut never reach "
-        "the model. Keep each index entry to a single short line (about 150 characters) and "
-        "move the detail into topic files."
+        "the model."
+    )
+    first_cut = truncation.first_cut_line
+    if truncation.rules.warning_quotes_cut and first_cut is not None:
+        if truncation.kept_lines == 0:
+            text += (
+                f" Everything after the first {MAX_ENTRYPOINT_LENGTH:,} characters of line 1 "
+                "is cut off."
+            )
+        else:
+            quote = first_cut[:WARNING_QUOTE_CHARS] + ("…" if len(first_cut) > 40 else "")
+            text += f" The cut falls at line {truncation.kept_lines + 1}, which starts “{quote}”."
+    return (
+        text + " Keep each index entry to a single short line (about 150 characters) and move "
+        "the detail into topic files."
     )
 
 
 def strip_for_loading(text: str) -> str:
-    """The index text Claude Code truncates: frontmatter and block HTML comments removed."""
-    text = normalize_text(text)
+    """The index text Claude Code truncates: BOM, frontmatter and block HTML comments removed
+    (line endings as written: a `\r` counts toward the limit)."""
+    text = text.removeprefix("\ufeff")
     match = FRONTMATTER_RE.match(text)
     if match:
         text = text[match.end() :]

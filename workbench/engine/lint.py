@@ -16,6 +16,7 @@ from workbench.engine.frontmatter import (
     ParsedFrontmatter,
     parse_frontmatter,
 )
+from workbench.engine.memory_format import BOTH_LOCATIONS, read_type
 from workbench.engine.memory_models import LintFinding
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
@@ -53,6 +54,9 @@ class FileFacts:
     binary: bool = False
     not_utf8: bool = False
     truncated_read: bool = False
+    reads_type_at: tuple[str, ...] = BOTH_LOCATIONS
+    """Where the release in use looks for the type (2.1.88: top level only)."""
+    claude_version: str | None = None
 
 
 def lint_file(facts: FileFacts) -> list[LintFinding]:
@@ -89,10 +93,10 @@ def lint_file(facts: FileFacts) -> list[LintFinding]:
         head += "\n"
     seen = parse_frontmatter(head)
     whole = parse_frontmatter(facts.text)
-    findings.extend(_frontmatter_findings(path, seen, whole))
+    findings.extend(_frontmatter_findings(path, seen, whole, facts))
 
     data = seen.data
-    memory_type = data.get("type")
+    memory_type = read_type(data).type
     body = facts.text[whole.body_offset :] if whole.present else facts.text
     if memory_type in ("feedback", "project"):
         if not _WHY.search(body):
@@ -154,7 +158,7 @@ def lint_file(facts: FileFacts) -> list[LintFinding]:
 
 
 def _frontmatter_findings(
-    path: str, seen: ParsedFrontmatter, whole: ParsedFrontmatter
+    path: str, seen: ParsedFrontmatter, whole: ParsedFrontmatter, facts: FileFacts
 ) -> list[LintFinding]:
     if not seen.present:
         if seen.starts_with_fence:
@@ -196,17 +200,30 @@ def _frontmatter_findings(
                 "no description: recall can only go by the file name",
             )
         )
-    if "type" not in data or data.get("type") is None:
+    stated = read_type(data)
+    if stated.location is None:
         findings.append(
             _finding(path, "type-missing", "warning", "no type: the manifest shows it untyped")
         )
-    elif data.get("type") not in MEMORY_TYPES:
+    elif stated.type is None:
+        where = "metadata.type" if stated.location == "metadata" else "type"
         findings.append(
             _finding(
                 path,
                 "type-invalid",
                 "error",
-                f"type {data.get('type')!r} is not exactly one of {', '.join(MEMORY_TYPES)} (case matters)",
+                f"{where} {stated.raw!r} is not exactly one of {', '.join(MEMORY_TYPES)} (case matters)",
+            )
+        )
+    elif stated.location not in facts.reads_type_at:
+        release = f"Claude Code {facts.claude_version}" if facts.claude_version else "Claude Code"
+        where = "nested under metadata:" if stated.location == "metadata" else "at the top level"
+        findings.append(
+            _finding(
+                path,
+                "type-unread",
+                "warning",
+                f"the type is {where}, where {release} does not look: it sees this memory untyped",
             )
         )
     return findings

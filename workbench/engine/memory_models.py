@@ -47,6 +47,9 @@ class MemoryEntry:
     tokens: int
     indexed: bool
     lints: tuple[LintFinding, ...] = ()
+    type_format: str | None = None
+    """Where the file keeps its type: `top-level` (`type:`), `metadata` (nested, as Claude
+    Code 2.1.332 writes it), or None when it has none."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from workbench.engine.frontmatter import (
     description_of,
     parse_frontmatter,
-    parse_memory_type,
     read_head,
 )
 from workbench.engine.jsutil import js_iso
+from workbench.engine.memory_format import BOTH_LOCATIONS, read_type
+from workbench.engine.profiles.rules import TypeLocation
 
 MAX_MEMORY_FILES = 200
 ENTRYPOINT_NAME = "MEMORY.md"
@@ -35,8 +36,13 @@ class MemoryHeader:
     mtime_ms: float
     description: str | None
     type: str | None
+    """The type as the release in use reads it (None where it does not look)."""
     size_bytes: int = 0
     frontmatter_error: str | None = None
+    type_location: TypeLocation | None = None
+    """Where the file keeps its type (`top-level` or nested under `metadata`), if anywhere."""
+    file_type: str | None = None
+    """The type the file states, in either format."""
 
     @property
     def mtime_iso(self) -> str:
@@ -72,8 +78,15 @@ def iter_memory_paths(memory_dir: str | os.PathLike[str]) -> list[tuple[str, os.
 class MemoryScanner:
     """Scans one memory folder, re-reading only files that changed since the last scan."""
 
-    def __init__(self, memory_dir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        memory_dir: str | os.PathLike[str],
+        *,
+        reads_type_at: tuple[TypeLocation, ...] = BOTH_LOCATIONS,
+    ) -> None:
         self.memory_dir = os.fspath(memory_dir)
+        self.reads_type_at = reads_type_at
+        """Where the release in use looks for a memory's type."""
         self._cache: dict[str, tuple[int, int, MemoryHeader]] = {}
         self._lock = threading.Lock()
         self.last_reads = 0
@@ -89,7 +102,7 @@ class MemoryScanner:
             if cached and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
                 header = cached[2]
             else:
-                header = read_header(path, self.memory_dir, stat)
+                header = read_header(path, self.memory_dir, stat, self.reads_type_at)
                 reads += 1
                 if header is None:
                     continue
@@ -108,7 +121,10 @@ class MemoryScanner:
 
 
 def read_header(
-    path: str, memory_dir: str, stat: os.stat_result | None = None
+    path: str,
+    memory_dir: str,
+    stat: os.stat_result | None = None,
+    reads_type_at: tuple[TypeLocation, ...] = BOTH_LOCATIONS,
 ) -> MemoryHeader | None:
     """Read one file's header; None when it cannot be read (Claude Code drops those)."""
     try:
@@ -122,20 +138,26 @@ def read_header(
     rel = path[len(root) :] if path.startswith(root) else os.path.relpath(path, memory_dir)
     if os.sep != "/":
         rel = rel.replace(os.sep, "/")
+    # Either format, top level first; the release sees it only where it looks.
+    stated = read_type(parsed.data)
     return MemoryHeader(
         filename=rel,
         file_path=path,
         mtime_ms=stat.st_mtime_ns / 1_000_000,
         description=description_of(parsed.data),
-        type=parse_memory_type(parsed.data.get("type")),
+        type=stated.type if stated.location in reads_type_at else None,
         size_bytes=stat.st_size,
         frontmatter_error=parsed.error,
+        type_location=stated.location,
+        file_type=stated.type,
     )
 
 
-def scan_memory_files(memory_dir: str | os.PathLike[str]) -> list[MemoryHeader]:
+def scan_memory_files(
+    memory_dir: str | os.PathLike[str], reads_type_at: tuple[TypeLocation, ...] = BOTH_LOCATIONS
+) -> list[MemoryHeader]:
     """One-shot `scanMemoryFiles` (use `MemoryScanner` to re-scan cheaply)."""
-    return MemoryScanner(memory_dir).scan()
+    return MemoryScanner(memory_dir, reads_type_at=reads_type_at).scan()
 
 
 def manifest_line(header: MemoryHeader) -> str:

@@ -7,6 +7,7 @@ first. A save is Claude Code's two-step save: the file, then its one-line index 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
@@ -28,7 +29,6 @@ from workbench.engine.frontmatter import (
     MEMORY_TYPES,
     normalize_text,
     parse_frontmatter,
-    render_frontmatter,
     split_document,
 )
 from workbench.engine.index import (
@@ -45,6 +45,14 @@ from workbench.engine.index import (
 )
 from workbench.engine.jsutil import js_iso, js_len, js_round
 from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_file
+from workbench.engine.memory_format import (
+    body_links,
+    edit_memory_text,
+    kebab_name,
+    link_keys,
+    new_frontmatter,
+    read_type,
+)
 from workbench.engine.memory_models import (
     Headroom,
     IndexEntry,
@@ -83,6 +91,9 @@ class _Analysis:
     binary: bool
     not_utf8: bool
     lints: tuple[LintFinding, ...]
+    type_location: str | None = None
+    links: tuple[str, ...] = ()
+    """The `[[name]]` links of the body."""
 
 
 def _fingerprint(data: bytes) -> str:
@@ -97,6 +108,11 @@ def _decode(data: bytes) -> tuple[str, bool, bool]:
         return normalize_text(data.decode("utf-8")), False, False
     except UnicodeDecodeError:
         return normalize_text(data.decode("utf-8", errors="replace")), False, True
+
+
+def _decode_keeping_cr(data: bytes) -> str:
+    """Index bytes as text with the BOM stripped and CRLF kept (how Claude Code measures)."""
+    return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 def _team_secret_lints(rel: str, text: str) -> list[LintFinding]:
@@ -186,7 +202,9 @@ class MemoryStore:
         self.engine = engine
         self.locations = engine.locations
         self.root = Path(engine.locations.memory_dir)
-        self.scanner = MemoryScanner(self.root)
+        self.formats = engine.profile.memory_files
+        """The memory-file format of the release in use (what it reads, how new files look)."""
+        self.scanner = MemoryScanner(self.root, reads_type_at=self.formats.reads_type_at)
         self._analysis: dict[str, _Analysis] = {}
         self._lock = threading.Lock()
         self.now_ms: float | None = None
@@ -288,6 +306,8 @@ class MemoryStore:
             team=self.scope_of(rel) == "team",
             binary=binary,
             not_utf8=not_utf8,
+            reads_type_at=self.formats.reads_type_at,
+            claude_version=self.engine.profile.version,
         )
         lints = [] if self.scope_of(rel) == "log" else lint_file(facts)
         if facts.team and not binary:
@@ -296,17 +316,21 @@ class MemoryStore:
         data_fm = seen.data if seen else {}
         name = data_fm.get("name")
         description = data_fm.get("description") or None
-        memory_type = data_fm.get("type")
+        stated = read_type(data_fm)
         analysis = _Analysis(
             mtime_ns=stat.st_mtime_ns,
             size=stat.st_size,
             name=str(name) if name else None,
             description=str(description) if description else None,
-            type=memory_type if memory_type in MEMORY_TYPES else None,
+            type=stated.type,
             text=text,
             binary=binary,
             not_utf8=not_utf8,
             lints=tuple(lints),
+            type_location=stated.location,
+            links=tuple(body_links(text[seen.body_offset :] if seen and seen.present else text))
+            if not binary
+            else (),
         )
         with self._lock:
             self._analysis[path] = analysis
@@ -336,6 +360,7 @@ class MemoryStore:
             else js_round(stat.st_size / 4),
             indexed=rel in indexed,
             lints=analysis.lints,
+            type_format=analysis.type_location,
         )
 
     # --- reading -----------------------------------------------------------------------
@@ -345,13 +370,41 @@ class MemoryStore:
         if scope not in SCOPES:
             raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
         indexed = self._indexed_paths()
-        entries = []
-        for path, stat in iter_memory_paths(self.root):
-            entry = self._entry(path, stat, indexed)
-            if scope == "all" or entry.scope == scope:
-                entries.append(entry)
+        everything = [
+            self._entry(path, stat, indexed) for path, stat in iter_memory_paths(self.root)
+        ]
+        everything = self._with_link_lints(everything)
+        entries = [e for e in everything if scope == "all" or e.scope == scope]
         entries.sort(key=lambda e: e.mtime_ms, reverse=True)
         return entries
+
+    def _with_link_lints(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+        """Add a `memory-dangling-link` finding for each `[[name]]` no memory answers to."""
+        known: set[str] = set()
+        for entry in entries:
+            known |= link_keys(self._analysis_of(entry).name, Path(entry.path).stem)
+        out = []
+        for entry in entries:
+            missing = [link for link in self._analysis_of(entry).links if link not in known]
+            if missing:
+                extra = tuple(
+                    LintFinding(
+                        entry.path,
+                        "memory-dangling-link",
+                        "warning",
+                        f"links to [[{link}]], but no memory has that name or file name",
+                    )
+                    for link in missing
+                )
+                entry = dataclasses.replace(entry, lints=entry.lints + extra)
+            out.append(entry)
+        return out
+
+    def _analysis_of(self, entry: MemoryEntry) -> _Analysis:
+        cached = self._analysis.get(entry.abs_path)
+        if cached is not None:
+            return cached
+        return self._analyse(entry.abs_path, os.stat(entry.abs_path))
 
     def read(self, path: str | os.PathLike[str]) -> MemoryDocument:
         """One memory file with its frontmatter, body and a fingerprint for safe saving."""
@@ -435,8 +488,9 @@ class MemoryStore:
         data, current = self._read_index(team)
         exists = data is not None
         if text is None:
-            text = current
-        truncation = truncate_entrypoint(strip_for_loading(text))
+            # Line endings as written: a CRLF index's `\r` counts toward the 25,000 limit.
+            text = _decode_keeping_cr(data) if data is not None else current
+        truncation = truncate_entrypoint(strip_for_loading(text), self.engine.profile.index)
         folder = self._index_folder(team)
         prefix = "team/" if team else ""
         entries: list[IndexEntry] = []
@@ -445,6 +499,7 @@ class MemoryStore:
         long_lines: list[int] = []
         lines = truncation.trimmed.split("\n") if truncation.trimmed else []
         for number, line in enumerate(lines, 1):
+            line = line.removesuffix("\r")
             if js_len(line) > INDEX_LINE_LIMIT:
                 long_lines.append(number)
             if not line.strip():
@@ -479,7 +534,7 @@ class MemoryStore:
             max_length=MAX_ENTRYPOINT_LENGTH,
             line_truncated=truncation.line_truncated,
             length_truncated=truncation.length_truncated,
-            loaded_content=truncation.content,
+            loaded_content=truncation.loaded,
             warning=truncation_warning(truncation),
             entries=tuple(entries),
             dropped_lines=max(0, truncation.line_count - truncation.kept_lines)
@@ -605,7 +660,9 @@ class MemoryStore:
     ) -> tuple[str, bool]:
         """A free `TYPE_NAME[_N].md`, or one that already holds exactly `content` (True)."""
         folder = self._index_folder(team)
-        stem = f"{memory_type}_{_slug(name)}"
+        # The release's naming: `type_name.md` (2.1.88's examples) or the kebab-case name.
+        kebab = self.formats.kebab_names
+        stem = kebab_name(name) if kebab else f"{memory_type}_{_slug(name)}"
         candidate = f"{stem}.md"
         counter = 2
         while True:
@@ -614,16 +671,39 @@ class MemoryStore:
                 return candidate, False
             if content is not None and path.is_file() and path.read_bytes() == content:
                 return candidate, True
-            candidate = f"{stem}_{counter}.md"
+            candidate = f"{stem}-{counter}.md" if kebab else f"{stem}_{counter}.md"
             counter += 1
 
     def compose(self, memory_type: str, name: str, description: str, body: str) -> str:
-        """A memory file's full text: frontmatter, a blank line, the body."""
-        fields: dict[str, Any] = {"name": name, "description": description, "type": memory_type}
+        """A new memory file's full text in the release's format: frontmatter, a blank line,
+        the body (2.1.332 nests the type under `metadata` and names it in kebab case)."""
         # The closing fence's `---\s*` swallows any whitespace the body starts with, so it is
         # dropped here: what is written is exactly what Claude Code (and `read`) will see.
         body = normalize_text(body).lstrip().rstrip("\n")
-        return render_frontmatter(fields) + "\n" + body + "\n"
+        if self.formats.kebab_names:
+            name = kebab_name(name)
+        head = new_frontmatter(name, description, memory_type, self.formats.writes_type_at)
+        return head + "\n" + body + "\n"
+
+    def edit_text(
+        self,
+        document: MemoryDocument,
+        *,
+        name: str,
+        description: str,
+        memory_type: str | None,
+        body: str,
+    ) -> str:
+        """The text of `document` after a form edit, in the file's own format (a nested type
+        stays nested, other keys are kept; unchanged fields leave the block as it was)."""
+        return edit_memory_text(
+            document.text,
+            name=name,
+            description=description,
+            memory_type=memory_type,
+            body=body,
+            new_style=self.formats.writes_type_at,
+        )
 
     def _validate_new(self, memory_type: str, name: str, description: str) -> None:
         if memory_type not in MEMORY_TYPES:

@@ -6,10 +6,11 @@ Pure functions: the editor screen calls them, tests pin them down.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from workbench.engine.frontmatter import parse_frontmatter, render_frontmatter
+from workbench.engine.frontmatter import parse_frontmatter
+from workbench.engine.memory_format import edit_memory_text, memory_type_of
 from workbench.engine.memory_models import MemoryDocument
+from workbench.engine.profiles.rules import TypeLocation
 
 FORM_KEYS = ("name", "description", "type")
 
@@ -34,40 +35,39 @@ def editable_from(document: MemoryDocument) -> EditableMemory:
         return EditableMemory("", "", None, document.text, raw=True)
     data = parsed.data
     body = document.text[parsed.body_offset :].lstrip("\n")
-    memory_type = data.get("type")
     return EditableMemory(
         name=_text(data.get("name")),
         description=_text(data.get("description")),
-        type=memory_type if isinstance(memory_type, str) else None,
+        type=memory_type_of(data),
         body=body,
         raw=False,
     )
 
 
 def compose_edit(
-    document: MemoryDocument, *, name: str, description: str, memory_type: str | None, body: str
+    document: MemoryDocument,
+    *,
+    name: str,
+    description: str,
+    memory_type: str | None,
+    body: str,
+    new_style: TypeLocation = "top-level",
 ) -> str:
-    """The file text after a form edit.
+    """The file text after a form edit, in the file's own format.
 
     The original frontmatter block is kept byte for byte when the three form fields did not
-    change, and other frontmatter keys keep their order and values when they did.
+    change; when they did, only their lines change (a nested `metadata.type` stays nested),
+    and other frontmatter keys keep their order and values. `new_style` is the format for a
+    file that has no type yet (the engine's `memories.edit_text` passes the release's).
     """
-    parsed = parse_frontmatter(document.text)
-    if not parsed.present:
-        fields: dict[str, Any] = {"name": name, "description": description, "type": memory_type}
-        return render_frontmatter(fields) + "\n" + body
-    original = editable_from(document)
-    head = document.text[: parsed.body_offset]
-    old_body = document.text[parsed.body_offset :]
-    leading = old_body[: len(old_body) - len(old_body.lstrip("\n"))]
-    if (name, description, memory_type) != (original.name, original.description, original.type):
-        fields = dict(parsed.data)
-        for key, value in (("name", name), ("description", description), ("type", memory_type)):
-            if value or key in fields:
-                fields[key] = value or None
-        head = render_frontmatter(fields)
-        leading = leading or "\n"
-    return head + leading + body
+    return edit_memory_text(
+        document.text,
+        name=name,
+        description=description,
+        memory_type=memory_type,
+        body=body,
+        new_style=new_style,
+    )
 
 
 def _text(value: object) -> str:

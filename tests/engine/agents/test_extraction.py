@@ -17,6 +17,7 @@ from workbench.engine.agents.extraction import (
     build_extraction_prompt,
 )
 from workbench.engine.agents.extraction_state import ExtractionSettings
+from workbench.engine.agents.prompt import prompt_for_engine
 from workbench.engine.agents.review_queue import ReviewQueue
 from workbench.engine.llm import LLMError, LLMServerError, LLMTimeoutError
 
@@ -79,7 +80,8 @@ def test_dry_run_builds_the_exact_request_and_sends_nothing(
         "Edit",
         "Write",
     ]
-    assert "auto memory" in request["system"]
+    # A perfect fork: the main agent's memory prompt, in the shape of the session's release.
+    assert prompt_for_engine(llm_engine).text in request["system"]
     messages = request["messages"]
     assert messages[0] == {
         "role": "user",

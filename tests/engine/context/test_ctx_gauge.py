@@ -17,6 +17,10 @@ from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.context.thresholds import compute_thresholds
 from workbench.engine.context.tokens import token_count_with_estimation
 from workbench.engine.context.transcript import Transcript
+from workbench.engine.profiles import profile_for
+
+LEGACY = profile_for("2.1.88")
+"""Windows under 100,000 are only possible with 2.1.88's reading of the window override."""
 
 
 def ladder(model: str | None):
@@ -184,7 +188,7 @@ def test_replay_turns_and_an_unrecorded_fire():
     b = _session(turns=60)
     t = Transcript.from_dicts(b.entries)
     small = lambda m: compute_thresholds(  # noqa: E731
-        m or "x", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "60000"}
+        m or "x", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "60000"}, profile=LEGACY
     )
     report = replay_transcript(t, thresholds_for=small, default_model="claude-sonnet-4-6")
     assert len(report.turns) == len(t.responses())
@@ -202,13 +206,17 @@ def test_replay_judges_a_recorded_auto_compaction():
     b.prompt("go on")
     b.reply("ok")
     t = Transcript.from_dicts(b.entries)
-    at = compute_thresholds("m", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(pre + 32_999)})
+    at = compute_thresholds(
+        "m", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(pre + 32_999)}, profile=LEGACY
+    )
     assert at.autocompact == pre - 1
     report = replay_transcript(t, thresholds_for=lambda m: at, default_model="m")
     [judged] = report.compactions
     assert judged.estimated_pre_tokens == pre and judged.difference == 0
     assert judged.agrees is True
-    late = compute_thresholds("m", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(pre + 40_000)})
+    late = compute_thresholds(
+        "m", env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(pre + 40_000)}, profile=LEGACY
+    )
     report = replay_transcript(t, thresholds_for=lambda m: late, default_model="m")
     assert report.compactions[0].agrees is False
     assert "below the threshold" in report.compactions[0].note

@@ -22,9 +22,12 @@ from workbench.engine.context.thresholds import (
     should_auto_compact,
     token_warning_state,
 )
+from workbench.engine.profiles import profile_for
 
 SONNET = "claude-sonnet-4-6"
 OPUS = "claude-opus-4-6"
+LEGACY = profile_for("2.1.88")
+"""Spec 04's rules: what this file pins down (2.1.332's are in test_profiles.py)."""
 
 
 # --- the worked examples of §9.2 ------------------------------------------------------------
@@ -77,7 +80,7 @@ def test_opus_46_with_1m_suffix():
     ],
 )
 def test_canonical_names(model: str, canonical: str):
-    assert canonical_model_name(model) == canonical
+    assert canonical_model_name(model, LEGACY.models) == canonical
 
 
 @pytest.mark.parametrize(
@@ -255,7 +258,7 @@ def test_warning_state(used: int, percent_left: int, warning: bool, auto: bool, 
 
 def test_percent_left_rounds_half_up():
     # (167000 - 158650) / 167000 * 100 is exactly 5.0; 83.5 cases need a threshold of 200.
-    t = compute_thresholds(SONNET, env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "33200"})
+    t = compute_thresholds(SONNET, env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "33200"}, profile=LEGACY)
     assert t.autocompact == 200
     assert token_warning_state(199, t).percent_left == 1  # 0.5 → 1, Python would give 0
 

@@ -23,6 +23,7 @@ from workbench.engine.claude_paths import (
     simple_hash,
     validate_memory_path,
 )
+from workbench.engine.profiles import profile_for
 
 # Printed by node from Claude Code's sanitizePath / djb2Hash / simpleHash.
 LONG_ASCII = "/home/dev/" + "very-long-folder-name/" * 12 + "project"
@@ -147,11 +148,16 @@ def test_env_override_wins_and_is_not_tilde_expanded(tmp_path: Path, project: Pa
     assert [r.source for r in loc.rejected] == ["CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"]
 
 
-def test_project_settings_are_refused_and_reported(tmp_path: Path, project: Path):
+def test_project_settings_are_refused_and_reported_by_2_1_88(tmp_path: Path, project: Path):
     _write_json(
         project / ".claude" / "settings.json", {"autoMemoryDirectory": str(tmp_path / "evil")}
     )
-    loc = resolve_locations(project, env=_env(tmp_path), policy_settings=tmp_path / "none.json")
+    loc = resolve_locations(
+        project,
+        env=_env(tmp_path),
+        policy_settings=tmp_path / "none.json",
+        profile=profile_for("2.1.88"),
+    )
     assert loc.memory_dir_source == "default"
     assert "evil" not in loc.memory_dir
     assert [r.source for r in loc.rejected] == ["projectSettings"]

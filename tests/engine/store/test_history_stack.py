@@ -15,6 +15,13 @@ from workbench.engine import Engine
 from workbench.engine.errors import NotFoundError, PathTraversalError
 
 
+@pytest.fixture(autouse=True)
+def old_file_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file names spelled out here are 2.1.88's `type_name.md` (naming by release is
+    tested in tests/engine/store/test_memory_formats.py)."""
+    monkeypatch.setenv("WORKBENCH_CLAUDE_VERSION", "2.1.88")
+
+
 def _engine(tmp_path: Path) -> Engine:
     project = tmp_path / "project"
     project.mkdir()

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from workbench.engine import Engine
 from workbench.engine.frontmatter import FRONTMATTER_RE, MEMORY_TYPES, _load_yaml
+from workbench.engine.memory_format import kebab_name
 from workbench.engine.scan import MemoryScanner
 
 YAML_WORDS = [
@@ -36,27 +37,39 @@ BODY = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r\0"),
 def store_factory():
     made: list[str] = []
 
-    def make():
+    def make(claude_version: str | None = None):
         base = Path(tempfile.mkdtemp(prefix="wb-roundtrip-"))
         made.append(str(base))
         (base / "project").mkdir()
         (base / "memory").mkdir()
-        return Engine.open(base / "project", memory_dir=str(base / "memory")).memories
+        engine = Engine.open(
+            base / "project", memory_dir=str(base / "memory"), claude_version=claude_version
+        )
+        return engine.memories
 
     yield make
     for folder in made:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def written_frontmatter(release: str, name: str, description: str, memory_type: str) -> dict:
+    """What a new memory's frontmatter holds in each release's format (spec 08: the current
+    release writes a kebab-case name and nests the type under `metadata`)."""
+    if release == "2.1.88":
+        return {"name": name, "description": description, "type": memory_type}
+    return {"name": kebab_name(name), "description": description, "metadata": {"type": memory_type}}
+
+
+@pytest.mark.parametrize("release", ["2.1.88", "2.1.332"])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=ONE_LINE, description=ONE_LINE, memory_type=st.sampled_from(MEMORY_TYPES), body=BODY)
-def test_save_reads_back_identically(store_factory, name, description, memory_type, body):
-    store = store_factory()
+def test_save_reads_back_identically(store_factory, release, name, description, memory_type, body):
+    store = store_factory(release)
     result = store.save(
         type=memory_type, name=name, description=description, body=body, index=False
     )
     doc = store.read(result.path)
-    assert doc.frontmatter == {"name": name, "description": description, "type": memory_type}
+    assert doc.frontmatter == written_frontmatter(release, name, description, memory_type)
     assert doc.frontmatter_error is None and doc.visible_to_claude
     assert doc.entry.description == description and doc.entry.type == memory_type
     # The body as saved: whitespace it starts with is dropped (the closing fence's `---\\s*`

@@ -94,7 +94,7 @@ def test_lint_reports_index_problems(sample_engine):
 
 
 def test_two_step_save_writes_the_file_then_one_index_line(sample_engine):
-    engine = sample_engine("healthy")
+    engine = sample_engine("healthy", claude_version="2.1.88")
     store = engine.memories
     before = store.index()
     result = store.save(
@@ -121,7 +121,7 @@ def test_two_step_save_writes_the_file_then_one_index_line(sample_engine):
 
 
 def test_save_without_index_and_duplicate_names(sample_engine):
-    store = sample_engine("healthy").memories
+    store = sample_engine("healthy", claude_version="2.1.88").memories
     index_before = store.index_path().read_bytes()
     first = store.save(
         type="user", name="Timezone", description="Works from Berlin", body="CET", index=False

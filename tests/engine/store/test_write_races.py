@@ -23,6 +23,13 @@ from workbench.engine import Engine
 DEADLINE = 120  # generous: a bound against hangs on a loaded machine, not a speed
 
 
+@pytest.fixture(autouse=True)
+def old_file_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file names spelled out here are 2.1.88's `type_name.md` (naming by release is
+    tested in tests/engine/store/test_memory_formats.py)."""
+    monkeypatch.setenv("WORKBENCH_CLAUDE_VERSION", "2.1.88")
+
+
 def _paths(tmp_path: Path) -> tuple[Path, Path]:
     project = tmp_path / "project"
     memory = tmp_path / "memory"
@@ -118,6 +125,7 @@ KILLED_SAVE = """
 import os, signal, sys
 from workbench.engine import Engine
 import workbench.engine.history as history
+
 project, memory, where = sys.argv[1:4]
 real_replace, real_append = os.replace, history.History._append
 

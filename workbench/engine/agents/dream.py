@@ -173,6 +173,9 @@ class DreamGates:
     min_sessions: int
     sessions_ok: bool
     lock: LockState
+    gates_known: bool = True
+    """False when the release in use was seen not to dream where these gates say it would."""
+    notes: tuple[str, ...] = ()
 
     @property
     def would_fire(self) -> bool:
@@ -221,6 +224,8 @@ class DreamGates:
             "min_sessions": self.min_sessions,
             "sessions_ok": self.sessions_ok,
             "lock": self.lock.to_json(),
+            "gates_known": self.gates_known,
+            "notes": list(self.notes),
         }
 
 
@@ -284,6 +289,8 @@ def evaluate_gates(
         min_sessions=settings.min_sessions,
         sessions_ok=len(sessions) >= settings.min_sessions,
         lock=lock.state(),
+        gates_known=engine.profile.dream.gates_known,
+        notes=engine.profile.dream.notes,
     )
 
 

@@ -49,6 +49,7 @@ from workbench.engine.scan import format_manifest, scan_memory_files
 if TYPE_CHECKING:
     from workbench.engine.context.transcript import Transcript
     from workbench.engine.engine import Engine
+    from workbench.engine.profiles import BehaviourProfile
 
 MAX_TURNS = 5
 MAX_OUTPUT_TOKENS = 8_000
@@ -268,7 +269,9 @@ class ExtractionAgent:
         step = machine.turn_ended(messages)
         if not step.should_run or step.new_message_count == 0:
             return _replace_plan(plan, step=step)
-        headers = scan_memory_files(locations.memory_dir)
+        # The release that wrote the session: its memory prompt and format apply.
+        profile = self.engine.claude_for(transcript_path).profile
+        headers = scan_memory_files(locations.memory_dir, profile.memory_files.reads_type_at)
         manifest = format_manifest(headers)
         combined = team_memory_in_use(locations.team_dir)
         skip = self.settings.skip_index if skip_index is None else skip_index
@@ -279,18 +282,23 @@ class ExtractionAgent:
             combined=combined,
             skip_index=skip,
         )
-        request = self.build_request(messages, prompt, skip_index=skip)
+        request = self.build_request(messages, prompt, skip_index=skip, profile=profile)
         return _replace_plan(
             plan, step=step, manifest_count=len(headers), prompt=prompt, request=request
         )
 
     def build_request(
-        self, messages: Sequence[Any], prompt: str, *, skip_index: bool
+        self,
+        messages: Sequence[Any],
+        prompt: str,
+        *,
+        skip_index: bool,
+        profile: BehaviourProfile | None = None,
     ) -> dict[str, Any]:
-        """The exact first request of the fork."""
+        """The exact first request of the fork (its system prompt in `profile`'s shape)."""
         from workbench.engine.llm import LLMConfig, build_request
 
-        memory_prompt = prompt_for_engine(self.engine, skip_index=skip_index)
+        memory_prompt = prompt_for_engine(self.engine, skip_index=skip_index, profile=profile)
         return build_request(
             model=LLMConfig.from_env(self.engine.env).model,
             max_tokens=MAX_OUTPUT_TOKENS,

@@ -17,6 +17,7 @@ from workbench.engine.jsutil import js_len, js_round
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
+    from workbench.engine.profiles import BehaviourProfile
 
 PromptMode = Literal["individual", "combined", "daily-log"]
 PROMPT_MODES: tuple[PromptMode, ...] = ("individual", "combined", "daily-log")
@@ -469,6 +470,50 @@ def build_individual_prompt(
     )
 
 
+def build_flat_prompt(
+    memory_dir: str,
+    *,
+    skip_index: bool = False,
+    extra: str | None = None,
+    past_context: str | None = None,
+) -> str:
+    """The single-folder prompt in Claude Code 2.1.332's shape: one `# Memory` text of about
+    2,000 characters without sections, in the file format that release writes (the type
+    nested under `metadata`, kebab-case names, `[[name]]` links). Our own words throughout."""
+    index = (
+        ""
+        if skip_index
+        else "\n\nAfter writing a memory, add one line pointing at it to `MEMORY.md`, the index "
+        "you see at the start of every conversation: `- [Title](file.md) — one-line hook`, "
+        f"under about {INDEX_LINE_CHARS} characters. The index holds pointers only, never "
+        "memory content."
+    )
+    body = (
+        f"You keep a memory of files at `{memory_dir}` that outlives this conversation. "
+        f"{dir_exists_guidance()} Save what will help later conversations: who the user is "
+        "and what they know (user), how they want you to work, both corrections and "
+        "approaches they confirmed, with the reason (feedback), who is doing what and by "
+        "when, with dates written out in full (project), and where things live in outside "
+        "systems (reference). Do not save what the code, git history or CLAUDE.md already "
+        "say, fix recipes, or the state of the task at hand, even when asked; ask what was "
+        "surprising instead. "
+        f"{remember_forget_guidance()}\n\n"
+        "Give each memory its own file, starting with:\n\n"
+        "```markdown\n---\nname: {{short-kebab-case-name}}\n"
+        "description: {{one specific line; later conversations decide by it whether the "
+        "memory matters}}\nmetadata:\n  type: {{user, feedback, project, reference}}\n---\n\n"
+        "{{the memory; for feedback and project, the rule or fact, then **Why:** and **How "
+        "to apply:**}}\n```\n\n"
+        "Link related memories by name, as `[[other-memory-name]]`."
+        f"{index}\n\n"
+        "Keep memories current: update one rather than writing a duplicate, and remove what "
+        "turned out wrong. Use memory when it is relevant or when the user asks you to recall "
+        "something; if they say to ignore it, do. A memory is a note from the past: before "
+        "acting on a file, function or flag it names, check that it still exists."
+    )
+    return _join(["# Memory", body, extra, past_context])
+
+
 def memory_scope_section(memory_dir: str, team_dir: str) -> str:
     """`## Memory scope`: what private and team mean, and where each lives."""
     return "\n".join(
@@ -597,15 +642,20 @@ class MemoryPrompt:
     reason: str
     """Why this mode was chosen (auto mode) or that it was asked for."""
     auto_memory_enabled: bool = True
+    style: str = "sectioned"
+    """`sectioned` (six `##` sections, 2.1.88) or `flat` (one text, 2.1.332)."""
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode,
+            "style": self.style,
             "text": self.text,
             "tokens": self.tokens,
             "skip_index": self.skip_index,
             "reason": self.reason,
             "auto_memory_enabled": self.auto_memory_enabled,
+            "notes": list(self.notes),
         }
 
 
@@ -641,9 +691,12 @@ def load_memory_prompt(
     team_enabled: bool = False,
     daily_log_active: bool = False,
     past_context: str | None = None,
+    style: str = "sectioned",
 ) -> MemoryPrompt:
     """The prompt `loadMemoryPrompt` would build; an explicit `mode` overrides the dispatch.
 
+    `style` is the release's shape: `flat` (2.1.332) words the single-folder prompt as one
+    text; the team and daily-log prompts keep the sectioned shape (the only one known).
     The extra guidelines reach the combined and individual prompts only: Claude Code reads
     them after the daily-log branch has already returned.
     """
@@ -666,11 +719,31 @@ def load_memory_prompt(
         text = build_combined_prompt(
             memory_dir, team_dir, skip_index=skip_index, extra=extra, past_context=past_context
         )
+    elif style == "flat":
+        text = build_flat_prompt(
+            memory_dir, skip_index=skip_index, extra=extra, past_context=past_context
+        )
     else:
         text = build_individual_prompt(
             memory_dir, skip_index=skip_index, extra=extra, past_context=past_context
         )
-    return MemoryPrompt(chosen, text, prompt_tokens(text), skip_index, reason, auto_memory_enabled)
+    used = "flat" if style == "flat" and chosen == "individual" else "sectioned"
+    notes: tuple[str, ...] = ()
+    if style == "flat" and chosen != "individual":
+        notes = (
+            f"the {chosen} prompt of the newer release was not observed: this is 2.1.88's "
+            "sectioned shape",
+        )
+    return MemoryPrompt(
+        chosen,
+        text,
+        prompt_tokens(text),
+        skip_index,
+        reason,
+        auto_memory_enabled,
+        style=used,
+        notes=notes,
+    )
 
 
 def team_memory_in_use(team_dir: str) -> bool:
@@ -688,8 +761,10 @@ def prompt_for_engine(
     mode: PromptMode | Literal["auto"] = "auto",
     skip_index: bool = False,
     daily_log_active: bool = False,
+    profile: BehaviourProfile | None = None,
 ) -> MemoryPrompt:
-    """The memory prompt for the engine's project, environment and folders."""
+    """The memory prompt for the engine's project, environment and folders, in the shape of
+    `profile`'s release (default: the engine's)."""
     locations = engine.locations
     return load_memory_prompt(
         locations.memory_dir,
@@ -700,4 +775,5 @@ def prompt_for_engine(
         auto_memory_enabled=locations.auto_memory_enabled,
         team_enabled=team_memory_in_use(locations.team_dir),
         daily_log_active=daily_log_active,
+        style=(profile or engine.profile).prompt.style,
     )

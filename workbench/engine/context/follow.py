@@ -11,7 +11,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.gauge import (
     GaugeReport,
@@ -31,6 +31,9 @@ from workbench.engine.context.transcript import (
     Entry,
     compaction_event,
 )
+
+if TYPE_CHECKING:
+    from workbench.engine.profiles.detect import ResolvedVersion
 
 WATCH_DEBOUNCE_MS = 50
 WATCH_STEP_MS = 10
@@ -60,8 +63,10 @@ class TranscriptFollower:
         model_override: str | None = None,
         default_model: str = "claude-sonnet-4-6",
         session_id: str | None = None,
+        claude: ResolvedVersion | None = None,
     ) -> None:
         self.path = str(path)
+        self._claude = claude
         self._thresholds_for = thresholds_for
         self._model_override = model_override
         self._default_model = default_model
@@ -208,6 +213,7 @@ class TranscriptFollower:
             bytes_read=bytes_read,
             read_mode=mode,
             problems=self._problems,
+            claude=self._claude,
         )
         # gauge_from_messages looks for usage in the list it is given; ours is tracked here.
         return _with_last_usage(report, self._last_usage)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.jsonl import parse_line
 from workbench.engine.context.thresholds import Thresholds, TokenWarningState, token_warning_state
@@ -30,6 +30,9 @@ from workbench.engine.context.transcript import (
     compaction_event,
 )
 from workbench.engine.errors import NotFoundError, UserInputError
+
+if TYPE_CHECKING:
+    from workbench.engine.profiles.detect import ResolvedVersion
 
 _BOUNDARY_MARK = b"compact_boundary"
 _ASSISTANT_MARK = b'"assistant"'
@@ -323,10 +326,18 @@ class GaugeReport:
     bytes_read: int = 0
     read_mode: str = "tail"
     problems: tuple[str, ...] = field(default_factory=tuple)
+    claude: ResolvedVersion | None = None
+    """The release whose rules the reading follows, and how it was chosen."""
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the reading means under the release in use (no threshold, unknown model)."""
+        return self.thresholds.notes
 
     def to_json(self) -> dict[str, Any]:
         t = self.thresholds
         return {
+            **(self.claude.to_json() if self.claude else {}),
             "transcript": self.transcript,
             "session_id": self.session_id,
             "model": self.model,
@@ -338,12 +349,12 @@ class GaugeReport:
             "effective_window": t.effective_window,
             "auto_compact_enabled": t.auto_compact_enabled,
             "auto_compact_disabled_by": t.auto_compact_disabled_by,
-            "thresholds": {
-                "warning": t.warning,
-                "error": t.error,
-                "autocompact": t.autocompact,
-                "blocking": t.blocking,
-            },
+            "thresholds": t.thresholds_json(),
+            "threshold_compaction": t.threshold_compaction,
+            "reactive_compaction": t.reactive_compaction,
+            "model_listed": t.model_listed,
+            "model_known_from": t.model_known_from,
+            "notes": list(t.notes),
             "used": self.used,
             "used_method": self.used_method,
             "measured": self.last_usage.context_tokens if self.last_usage else None,
@@ -374,7 +385,11 @@ class GaugeReport:
         target = t.autocompact if t.auto_compact_enabled else t.effective_window
         pct = round(self.used / target * 100) if target > 0 else 0
         parts = [f"ctx {_short(self.used)}/{_short(target)} ({pct}%)"]
-        if self.state.at_blocking:
+        if not t.threshold_compaction:
+            parts.append(
+                "no threshold compaction" + (" (reactive)" if t.reactive_compaction else "")
+            )
+        elif self.state.at_blocking:
             parts.append("at the blocking limit")
         elif self.state.above_autocompact:
             parts.append("auto-compact due")
@@ -382,6 +397,8 @@ class GaugeReport:
             parts.append(self.state.label)
         else:
             parts.append(f"{self.state.percent_left}% left")
+        if not t.model_listed:
+            parts.append(f"model unknown to Claude Code {t.claude_version}")
         return " · ".join(parts)
 
 
@@ -421,6 +438,7 @@ def gauge_from_messages(
     bytes_read: int = 0,
     read_mode: str = "tail",
     problems: tuple[str, ...] = (),
+    claude: ResolvedVersion | None = None,
 ) -> GaugeReport:
     """A gauge reading for messages after the last boundary (count computed unless given)."""
     if used is None:
@@ -446,6 +464,7 @@ def gauge_from_messages(
         bytes_read=bytes_read,
         read_mode=read_mode,
         problems=problems,
+        claude=claude,
     )
 
 

@@ -1,4 +1,9 @@
-"""Model facts Claude Code uses for context sizing: windows and output limits (spec 04 §9.3)."""
+"""Model facts Claude Code uses for context sizing: windows and output limits (spec 04 §9.3).
+
+The tables themselves belong to a release and live in its behaviour profile
+(`workbench.engine.profiles`); the functions here apply one. Without `rules` they apply the
+newest profile's table, as the workbench does when nothing says which Claude Code is in use.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from workbench.engine.envflags import is_truthy, positive_int
+from workbench.engine.profiles import newest_profile
+from workbench.engine.profiles.rules import ModelFacts, ModelRules
 
 MODEL_CONTEXT_WINDOW_DEFAULT = 200_000
 ONE_MILLION_CONTEXT = 1_000_000
@@ -15,89 +22,30 @@ MAX_OUTPUT_TOKENS_UPPER_LIMIT = 64_000
 CAPPED_DEFAULT_MAX_TOKENS = 8_000
 ESCALATED_MAX_TOKENS = 64_000
 SYNTHETIC_MODEL = "<synthetic>"
-DEFAULT_MODEL = "claude-sonnet-4-6"
-
-# First substring match wins, so more specific names come before their prefixes.
-CANONICAL_NAMES = (
-    "claude-opus-4-6",
-    "claude-opus-4-5",
-    "claude-opus-4-1",
-    "claude-opus-4",
-    "claude-sonnet-4-6",
-    "claude-sonnet-4-5",
-    "claude-sonnet-4",
-    "claude-haiku-4-5",
-    "claude-3-7-sonnet",
-    "claude-3-5-sonnet",
-    "claude-3-5-haiku",
-    "claude-3-opus",
-    "claude-3-sonnet",
-    "claude-3-haiku",
-)
-
-# Claude Code's short aliases, resolved to the first-party model they name today.
-ALIASES = {
-    "sonnet": "claude-sonnet-4-6",
-    "opus": "claude-opus-4-6",
-    "haiku": "claude-haiku-4-5-20251001",
-    "sonnet[1m]": "claude-sonnet-4-6[1m]",
-    "opus[1m]": "claude-opus-4-6[1m]",
-}
-
-FIRST_PARTY_MODELS = (
-    "claude-3-7-sonnet-20250219",
-    "claude-3-5-sonnet-20241022",
-    "claude-3-5-haiku-20241022",
-    "claude-haiku-4-5-20251001",
-    "claude-sonnet-4-20250514",
-    "claude-sonnet-4-5-20250929",
-    "claude-sonnet-4-6",
-    "claude-opus-4-20250514",
-    "claude-opus-4-1-20250805",
-    "claude-opus-4-5-20251101",
-    "claude-opus-4-6",
-)
-
-# (substring of the canonical name, default, upper limit), checked in order.
-_OUTPUT_LIMITS = (
-    ("opus-4-6", 64_000, 128_000),
-    ("sonnet-4-6", 32_000, 128_000),
-    ("opus-4-5", 32_000, 64_000),
-    ("sonnet-4", 32_000, 64_000),
-    ("haiku-4", 32_000, 64_000),
-    ("opus-4-1", 32_000, 32_000),
-    ("opus-4", 32_000, 32_000),
-    ("claude-3-opus", 4_096, 4_096),
-    ("claude-3-sonnet", 8_192, 8_192),
-    ("claude-3-haiku", 4_096, 4_096),
-    ("3-5-sonnet", 8_192, 8_192),
-    ("3-5-haiku", 8_192, 8_192),
-    ("3-7-sonnet", 32_000, 64_000),
-)
 
 
-def resolve_alias(model: str) -> str:
+def _rules(rules: ModelRules | None) -> ModelRules:
+    return rules if rules is not None else newest_profile().models
+
+
+def resolve_alias(model: str, rules: ModelRules | None = None) -> str:
     """Expand `sonnet`, `opus`, `haiku` (and their `[1m]` forms) to full model ids."""
-    return ALIASES.get(model.strip().lower(), model.strip())
+    return _rules(rules).resolve_alias(model)
 
 
-def canonical_model_name(model: str) -> str:
+def canonical_model_name(model: str, rules: ModelRules | None = None) -> str:
     """The first known family name contained in `model`, else the model string lower-cased."""
-    lowered = resolve_alias(model).lower()
-    for name in CANONICAL_NAMES:
-        if name in lowered:
-            return name
-    return lowered
+    return _rules(rules).canonical_name(model)
 
 
-def has_1m_suffix(model: str) -> bool:
+def has_1m_suffix(model: str, rules: ModelRules | None = None) -> bool:
     """True when the model string asks for the 1M window with a `[1m]` suffix."""
-    return "[1m]" in resolve_alias(model).lower()
+    return "[1m]" in resolve_alias(model, rules).lower()
 
 
-def model_supports_1m(model: str) -> bool:
+def model_supports_1m(model: str, rules: ModelRules | None = None) -> bool:
     """`modelSupports1M`: Sonnet 4.x and Opus 4.6 accept the 1M-context beta."""
-    canonical = canonical_model_name(model)
+    canonical = canonical_model_name(model, rules)
     return "claude-sonnet-4" in canonical or "opus-4-6" in canonical
 
 
@@ -107,7 +55,8 @@ class ContextWindow:
 
     tokens: int
     source: str
-    """`1m-suffix`, `1m-beta`, `1m-experiment` or `default`."""
+    """`1m-suffix`, `1m-beta`, `1m-experiment`, `model` (the model's own window, larger than
+    the default) or `default`."""
 
 
 def context_window_for_model(
@@ -116,16 +65,21 @@ def context_window_for_model(
     env: Mapping[str, str],
     betas: tuple[str, ...] = (),
     sonnet_1m_experiment: bool = False,
+    rules: ModelRules | None = None,
 ) -> ContextWindow:
     """`getContextWindowForModel` for public builds (the ant-only steps do not apply)."""
+    table = _rules(rules)
     disabled_1m = is_truthy(env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT"))
-    if has_1m_suffix(model) and not disabled_1m:
+    if has_1m_suffix(model, table) and not disabled_1m:
         return ContextWindow(ONE_MILLION_CONTEXT, "1m-suffix")
-    if CONTEXT_1M_BETA in betas and model_supports_1m(model):
+    if CONTEXT_1M_BETA in betas and model_supports_1m(model, table):
         return ContextWindow(ONE_MILLION_CONTEXT, "1m-beta")
-    if sonnet_1m_experiment and canonical_model_name(model) == "claude-sonnet-4-6":
+    if sonnet_1m_experiment and canonical_model_name(model, table) == "claude-sonnet-4-6":
         return ContextWindow(ONE_MILLION_CONTEXT, "1m-experiment")
-    return ContextWindow(MODEL_CONTEXT_WINDOW_DEFAULT, "default")
+    window = table.lookup(model).row.window
+    if window != MODEL_CONTEXT_WINDOW_DEFAULT:
+        return ContextWindow(window, "model")
+    return ContextWindow(window, "default")
 
 
 @dataclass(frozen=True)
@@ -136,13 +90,15 @@ class OutputLimits:
     upper_limit: int
 
 
-def model_output_limits(model: str) -> OutputLimits:
+def model_output_limits(model: str, rules: ModelRules | None = None) -> OutputLimits:
     """Default and upper output-token limits by substring of the canonical name."""
-    canonical = canonical_model_name(model)
-    for needle, default, upper in _OUTPUT_LIMITS:
-        if needle in canonical:
-            return OutputLimits(default, upper)
-    return OutputLimits(MAX_OUTPUT_TOKENS_DEFAULT, MAX_OUTPUT_TOKENS_UPPER_LIMIT)
+    row = _rules(rules).lookup(model).row
+    return OutputLimits(row.default_output, row.upper_output)
+
+
+def model_facts(model: str, rules: ModelRules | None = None) -> ModelFacts:
+    """The row of the release's table that applies to `model`."""
+    return _rules(rules).lookup(model)
 
 
 @dataclass(frozen=True)
@@ -155,11 +111,15 @@ class MaxOutput:
 
 
 def max_output_tokens_for_model(
-    model: str, *, env: Mapping[str, str], slot_cap: bool = False
+    model: str,
+    *,
+    env: Mapping[str, str],
+    slot_cap: bool = False,
+    rules: ModelRules | None = None,
 ) -> MaxOutput:
     """The output budget: model default (or the 8,000 slot cap), then the env override capped
     at the model's upper limit; an invalid override falls back to the default."""
-    limits = model_output_limits(model)
+    limits = model_output_limits(model, rules)
     if slot_cap:
         default = MaxOutput(min(limits.default, CAPPED_DEFAULT_MAX_TOKENS), "slot-cap")
     else:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.jsonl import parse_line, sniff_type
 from workbench.engine.context.meter import ContextMeter
@@ -33,9 +33,14 @@ from workbench.engine.errors import NotFoundError, UserInputError
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
 
+if TYPE_CHECKING:
+    from workbench.engine.profiles.detect import ResolvedVersion
+
 # A recorded preTokens and our estimate "agree" within this fraction (the transcript lacks
 # hook attachments that were in memory, so an exact match is not expected).
 AGREEMENT_TOLERANCE = 0.02
+# A firing decision this close to the threshold (as a fraction of it) is called a close call.
+CLOSE_CALL = 0.01
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,26 @@ class TurnPoint:
     output_tokens: int
     above_warning: bool
     above_autocompact: bool
+    """The rebuilt estimate reaches the auto-compact threshold before this call."""
+
+    @property
+    def recorded_total(self) -> int:
+        """What the context held after the call, as measured: prompt plus output."""
+        return self.context_tokens + self.output_tokens
+
+    threshold: int | None = None
+    """The auto-compact threshold in force for this call (None: the release does not compact
+    this model by threshold)."""
+
+    @property
+    def confirmed_fire(self) -> bool:
+        """The estimate crosses the threshold and the prompt the API measured for the call
+        does too: only then does the replay claim Claude Code would have compacted here."""
+        return (
+            self.above_autocompact
+            and self.threshold is not None
+            and self.context_tokens >= self.threshold
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +97,7 @@ class TurnPoint:
             "output_tokens": self.output_tokens,
             "above_warning": self.above_warning,
             "above_autocompact": self.above_autocompact,
+            "threshold": self.threshold,
         }
 
 
@@ -85,12 +111,20 @@ class ReplayCompaction:
     trigger: str | None
     recorded_pre_tokens: int | None
     estimated_pre_tokens: int
-    threshold: int
+    threshold: int | None
+    """The auto-compact threshold (None: the release does not compact this model by it)."""
     first_predicted_turn: int | None
-    """Index into `turns` of the first call in this segment at or over the threshold."""
+    """Index into `turns` of the first call in this segment where both the estimate and the
+    measured prompt reach the threshold (a fire the record does not show)."""
     agrees: bool | None
     """For auto compactions: the replay fires at this very point (None for manual ones)."""
     note: str
+    decided_by: str = "estimate"
+    """`recorded` (the boundary's preTokens decides) or `estimate` (the replay's count)."""
+    margin: int | None = None
+    """How far over (positive) or under the threshold the deciding count is."""
+    close_call: bool = False
+    """The deciding count is within 1% of the threshold."""
 
     @property
     def difference(self) -> int | None:
@@ -110,6 +144,9 @@ class ReplayCompaction:
             "threshold": self.threshold,
             "first_predicted_turn": self.first_predicted_turn,
             "agrees": self.agrees,
+            "decided_by": self.decided_by,
+            "margin": self.margin,
+            "close_call": self.close_call,
             "note": self.note,
         }
 
@@ -122,12 +159,15 @@ class PredictedFire:
     uuid: str | None
     estimated_before: int
     threshold: int
+    measured: int = 0
+    """The prompt size the API measured for that call."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "turn": self.turn,
             "uuid": self.uuid,
             "estimated_before": self.estimated_before,
+            "measured": self.measured,
             "threshold": self.threshold,
         }
 
@@ -146,16 +186,30 @@ class ReplayReport:
     final_method: str
     messages: int
     notes: tuple[str, ...] = field(default_factory=tuple)
+    claude: ResolvedVersion | None = None
 
     @property
     def peak(self) -> int:
-        return max((t.estimated_before for t in self.turns), default=self.final_tokens)
+        """The largest context the session held: the largest measured one (prompt plus
+        output of a call), an estimate where nothing was measured, and never below now."""
+        measured = max((t.recorded_total for t in self.turns), default=0)
+        return max(measured, self.final_tokens)
+
+    @property
+    def peak_source(self) -> str:
+        """`recorded` (a call's measured usage), `now` (the current count) or `estimate`."""
+        measured = max((t.recorded_total for t in self.turns), default=None)
+        if measured is None:
+            return "estimate"
+        return "recorded" if measured >= self.final_tokens else "now"
 
     def to_json(self, *, include_turns: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
+            **(self.claude.to_json() if self.claude else {}),
             "transcript": self.transcript,
             "model": self.model,
-            "thresholds": self.thresholds.to_json()["thresholds"],
+            "thresholds": self.thresholds.thresholds_json(),
+            "threshold_compaction": self.thresholds.threshold_compaction,
             "effective_window": self.thresholds.effective_window,
             "turn_count": len(self.turns),
             "messages": self.messages,
@@ -164,6 +218,7 @@ class ReplayReport:
             "final_tokens": self.final_tokens,
             "final_method": self.final_method,
             "peak": self.peak,
+            "peak_source": self.peak_source,
             "notes": list(self.notes),
         }
         if include_turns:
@@ -178,6 +233,7 @@ def replay_messages(
     default_model: str,
     transcript: str = "<memory>",
     sidechain: bool = False,
+    claude: ResolvedVersion | None = None,
 ) -> ReplayReport:
     """Replay main-chain `messages` in order (see module docstring)."""
     return replay_rows(
@@ -186,6 +242,7 @@ def replay_messages(
         default_model=default_model,
         transcript=transcript,
         sidechain=sidechain,
+        claude=claude,
     )
 
 
@@ -196,6 +253,7 @@ def replay_rows(
     default_model: str,
     transcript: str = "<memory>",
     sidechain: bool = False,
+    claude: ResolvedVersion | None = None,
 ) -> ReplayReport:
     """Replay (line number, entry dict) pairs of the main chain, in order."""
     meter = ContextMeter(sidechain=sidechain)
@@ -207,11 +265,15 @@ def replay_rows(
     current_id: str | None = None
     current_turn: dict[str, Any] | None = None
     model = default_model
+    slack = claude.profile.partial.pre_tokens_below_trigger if claude else 0
 
     def close_turn() -> None:
-        nonlocal current_turn
+        nonlocal current_turn, segment_fire
         if current_turn is not None:
-            turns.append(TurnPoint(**current_turn))
+            turn = TurnPoint(**current_turn)
+            if turn.confirmed_fire and segment_fire is None:
+                segment_fire = len(turns)
+            turns.append(turn)
             current_turn = None
 
     index = -1
@@ -233,9 +295,7 @@ def replay_rows(
             estimate = meter.count
             trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
             recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
-            pending.append(
-                [Entry(raw, line_no), trigger, recorded, estimate, ladder.autocompact, segment_fire]
-            )
+            pending.append([Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire])
             command_after.append(False)
             lookahead = _COMMAND_LOOKAHEAD
             meter.add(raw)
@@ -271,9 +331,8 @@ def replay_rows(
                     "output_tokens": _output(usage),
                     "above_warning": before >= ladder.warning,
                     "above_autocompact": fires,
+                    "threshold": ladder.autocompact if ladder.auto_compact_enabled else None,
                 }
-                if fires and segment_fire is None:
-                    segment_fire = len(turns)
             elif usage is not None and current_turn is not None and response_id == current_id:
                 current_turn["output_tokens"] = max(current_turn["output_tokens"], _output(usage))
             meter.add(raw, usage=usage)
@@ -281,7 +340,7 @@ def replay_rows(
             meter.add(raw, usage=None)
     close_turn()
     for inputs, by_command in zip(pending, command_after, strict=True):
-        compactions.append(_judge(*inputs, turns, by_command=by_command))
+        compactions.append(_judge(*inputs, turns, by_command=by_command, slack=slack))
 
     # Crossings in segments that no recorded auto-compaction closed.
     recorded_segments = {
@@ -289,21 +348,24 @@ def replay_rows(
     }
     seen_segments: set[int] = set()
     for turn_index, turn in enumerate(turns):
-        if turn.above_autocompact and turn.segment not in seen_segments:
+        if turn.confirmed_fire and turn.segment not in seen_segments:
             seen_segments.add(turn.segment)
             if turn.segment not in recorded_segments:
+                assert turn.threshold is not None
                 unrecorded.append(
                     PredictedFire(
                         turn_index,
                         turn.uuid,
                         turn.estimated_before,
-                        thresholds_for(turn.model).autocompact,
+                        turn.threshold,
+                        measured=turn.context_tokens,
                     )
                 )
     ladder = thresholds_for(model)
     notes: list[str] = []
     if not turns:
         notes.append("no API response with usage in this transcript")
+    notes.extend(ladder.notes)
     return ReplayReport(
         transcript=transcript,
         model=model,
@@ -315,6 +377,7 @@ def replay_rows(
         final_method=meter.method,
         messages=index + 1,
         notes=tuple(notes),
+        claude=claude,
     )
 
 
@@ -323,13 +386,26 @@ def _judge(
     trigger: str | None,
     recorded: int | None,
     estimate: int,
-    threshold: int,
+    ladder: Thresholds,
     segment_fire: int | None,
     turns: Sequence[TurnPoint],
     *,
     by_command: bool = False,
+    slack: int = 0,
 ) -> ReplayCompaction:
+    """What the replay makes of one recorded compaction.
+
+    Where the boundary records `preTokens`, that count decides whether the threshold was
+    reached (the transcript lacks some of what Claude Code counted, so the rebuilt estimate
+    can sit a little either side); otherwise the estimate decides. Either way the note says
+    how close the call was.
+    """
+    threshold = ladder.autocompact if ladder.threshold_compaction else None
     agrees: bool | None = None
+    decided_by = "recorded" if recorded is not None else "estimate"
+    deciding = recorded if recorded is not None else estimate
+    margin = deciding - threshold if threshold is not None else None
+    close = margin is not None and threshold is not None and abs(margin) <= CLOSE_CALL * threshold
     if by_command:
         note = (
             "the user ran /compact (session-memory compaction records it as auto): "
@@ -337,27 +413,40 @@ def _judge(
             if trigger == "auto"
             else "a manual /compact: no threshold involved"
         )
+        close = False
+    elif trigger not in (None, "auto", "manual"):
+        note = f"a {trigger} compaction: not triggered by the threshold"
+        close = False
+    elif trigger == "auto" and threshold is None:
+        note = (
+            f"Claude Code {ladder.claude_version} does not compact {ladder.model} by threshold: "
+            + (
+                "this compaction came when the API refused the prompt as too long (reactive), "
+                "unless CLAUDE_CODE_AUTO_COMPACT_WINDOW was set for the session"
+                if ladder.reactive_compaction
+                else "it was set off some other way"
+            )
+        )
     elif trigger == "auto":
-        fires_here = estimate >= threshold
+        assert threshold is not None and margin is not None
+        fires_here = margin >= -slack
         earlier = segment_fire is not None
-        close = recorded is None or abs(estimate - recorded) <= AGREEMENT_TOLERANCE * recorded
-        agrees = fires_here and not earlier and close
+        matches = recorded is None or abs(estimate - recorded) <= AGREEMENT_TOLERANCE * recorded
+        agrees = fires_here and not earlier and matches
+        note = _auto_note(recorded, estimate, threshold, margin, slack, close, fires_here, matches)
         if earlier:
             assert segment_fire is not None
+            fire = turns[segment_fire]
             note = (
                 f"the replay would have fired {len(turns) - segment_fire} call(s) earlier, at "
-                f"{turns[segment_fire].estimated_before:,} tokens"
+                f"{fire.estimated_before:,} tokens (measured {fire.context_tokens:,}); " + note
             )
-        elif not fires_here:
-            note = f"the replay stays below the threshold here ({estimate:,} < {threshold:,})"
-        elif not close:
-            note = f"fires here, but the estimate is off by {estimate - (recorded or 0):+,} tokens"
-        else:
-            note = f"fires here, estimate {estimate - (recorded or 0):+,} tokens from the record"
     elif trigger == "manual":
         note = "a manual /compact: no threshold involved"
+        close = False
     else:
         note = "boundary without a trigger"
+        close = False
     return ReplayCompaction(
         uuid=entry.uuid,
         line=entry.line,
@@ -369,7 +458,40 @@ def _judge(
         first_predicted_turn=segment_fire,
         agrees=agrees,
         note=note,
+        decided_by=decided_by,
+        margin=margin,
+        close_call=close,
     )
+
+
+def _auto_note(
+    recorded: int | None,
+    estimate: int,
+    threshold: int,
+    margin: int,
+    slack: int,
+    close: bool,
+    fires_here: bool,
+    matches: bool,
+) -> str:
+    """One sentence on an auto compaction: whether it fired at the threshold, by how much."""
+    side = f"{abs(margin):,} {'over' if margin >= 0 else 'under'} the {threshold:,} threshold"
+    if recorded is None:
+        head = f"the replay's estimate, {estimate:,}, is {side}"
+    else:
+        head = f"the recorded {recorded:,} is {side}"
+    if close:
+        head += ": a close call"
+    if recorded is not None:
+        gap = estimate - recorded
+        head += f" (the replay's estimate, {estimate:,}, is {gap:+,} from the record)"
+    if not fires_here:
+        return f"stays below the threshold here: {head}"
+    if margin < 0:
+        head += f", within the {slack:,} tokens Claude Code may record under its trigger"
+    if not matches:
+        return f"fires here, but the estimate is off: {head}"
+    return f"fires here: {head}"
 
 
 _COMMAND_LOOKAHEAD = 6
@@ -388,6 +510,7 @@ def replay_transcript(
     *,
     thresholds_for: Callable[[str | None], Thresholds],
     default_model: str,
+    claude: ResolvedVersion | None = None,
 ) -> ReplayReport:
     """Replay a loaded transcript's main chain."""
     return replay_messages(
@@ -396,6 +519,7 @@ def replay_transcript(
         default_model=default_model,
         transcript=transcript.path,
         sidechain=transcript.is_subagent,
+        claude=claude,
     )
 
 
@@ -404,6 +528,7 @@ def replay_file(
     *,
     thresholds_for: Callable[[str | None], Thresholds],
     default_model: str,
+    claude: ResolvedVersion | None = None,
 ) -> ReplayReport:
     """Replay a transcript file in one streaming pass, without keeping its entries.
 
@@ -434,6 +559,7 @@ def replay_file(
             default_model=default_model,
             transcript=str(target),
             sidechain=sidechain,
+            claude=claude,
         )
 
 

@@ -11,7 +11,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.engine.context.models import DEFAULT_MODEL, resolve_alias
 from workbench.engine.context.thresholds import GlobalConfig, Thresholds, compute_thresholds
 from workbench.engine.errors import NotFoundError, UserInputError
 
@@ -25,6 +24,8 @@ if TYPE_CHECKING:
     from workbench.engine.context.statusline import StatusFigures
     from workbench.engine.context.transcript import SessionInfo, Transcript
     from workbench.engine.engine import Engine
+    from workbench.engine.profiles import BehaviourProfile
+    from workbench.engine.profiles.detect import ResolvedVersion
 
 _MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
 
@@ -73,7 +74,7 @@ class ContextService:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._thresholds: dict[tuple[str, tuple[str, ...]], Thresholds] = {}
+        self._thresholds: dict[tuple[str, tuple[str, ...], str], Thresholds] = {}
         self._sessions: dict[str, tuple[tuple[int, int], SessionInfo]] = {}
 
     # --- configuration --------------------------------------------------------------------
@@ -93,14 +94,23 @@ class ContextService:
 
         return load_global_config(self.env, self.engine.locations.config_home)
 
-    def thresholds(self, model: str | None = None, *, betas: tuple[str, ...] = ()) -> Thresholds:
-        """The ladder for `model` (default Sonnet 4.6) under this engine's environment;
-        `betas` are the API betas Claude Code was started with (`--betas`)."""
-        name = resolve_alias(model) if model else DEFAULT_MODEL
-        key = (name, tuple(betas))
+    def thresholds(
+        self,
+        model: str | None = None,
+        *,
+        betas: tuple[str, ...] = (),
+        profile: BehaviourProfile | None = None,
+    ) -> Thresholds:
+        """The ladder for `model` (default: the release's default model) under this engine's
+        environment and `profile`'s rules (default: the engine's release); `betas` are the
+        API betas Claude Code was started with (`--betas`)."""
+        profile = profile or self.engine.profile
+        rules = profile.models
+        name = rules.resolve_alias(model) if model else rules.default_model
+        key = (name, tuple(betas), profile.version)
         if key not in self._thresholds:
             self._thresholds[key] = compute_thresholds(
-                name, env=self.env, config=self.global_config, betas=tuple(betas)
+                name, env=self.env, config=self.global_config, betas=tuple(betas), profile=profile
             )
         return self._thresholds[key]
 
@@ -111,6 +121,10 @@ class ContextService:
         from workbench.engine.context.compaction_log import CompactionLog
 
         return CompactionLog(self.engine)
+
+    def claude_for(self, transcript: str | os.PathLike[str] | None) -> ResolvedVersion:
+        """Which release's rules apply to `transcript` (see `Engine.claude_for`)."""
+        return self.engine.claude_for(transcript)
 
     # --- transcripts ----------------------------------------------------------------------
 
@@ -189,12 +203,13 @@ class ContextService:
         )
 
         path = self.resolve_transcript(transcript, session=session, latest=latest)
+        claude = self.claude_for(path)
         tail = read_gauge_tail(path, compactions=compactions)
         chosen = model or tail.model
         source = "flag" if model else ("transcript" if tail.model else "default")
         return gauge_from_messages(
             tail.messages,
-            self.thresholds(chosen, betas=betas),
+            self.thresholds(chosen, betas=betas, profile=claude.profile),
             transcript=str(path),
             session_id=path.stem,
             model_source=source,
@@ -203,6 +218,7 @@ class ContextService:
             bytes_read=tail.bytes_read,
             read_mode=tail.mode,
             problems=tail_problems(tail),
+            claude=claude,
         )
 
     def follower(
@@ -217,8 +233,17 @@ class ContextService:
         from workbench.engine.context.follow import TranscriptFollower
 
         path = self.resolve_transcript(transcript, session=session, latest=latest)
+        claude = self.claude_for(path)
+
+        def ladder(name: str | None) -> Thresholds:
+            return self.thresholds(name, profile=claude.profile)
+
         return TranscriptFollower(
-            path, self.thresholds, model_override=model, default_model=DEFAULT_MODEL
+            path,
+            ladder,
+            model_override=model,
+            default_model=claude.profile.models.default_model,
+            claude=claude,
         )
 
     def statusline(
@@ -236,6 +261,7 @@ class ContextService:
         fmt = sl.DEFAULT_FORMAT if fmt is None else fmt
         sl.check_format(fmt)
         info = sl.read_payload(payload)
+        profile = self.claude_for(info.transcript).profile
         report = None
         model = info.model_id
         if info.used is not None:
@@ -250,10 +276,10 @@ class ContextService:
             raise UserInputError(
                 "the status-line input has neither context_window figures nor a transcript_path"
             )
-        model = model or DEFAULT_MODEL
+        model = model or profile.models.default_model
         status = sl.figures(
             used,
-            self.window_thresholds(model, info.window),
+            self.window_thresholds(model, info.window, profile=profile),
             model_id=model,
             model_name=info.model_name,
             source=source,
@@ -261,23 +287,29 @@ class ContextService:
         )
         return StatusLine(sl.render(fmt, status, color=color), status, report)
 
-    def window_thresholds(self, model: str, window: int | None) -> Thresholds:
+    def window_thresholds(
+        self, model: str, window: int | None, *, profile: BehaviourProfile | None = None
+    ) -> Thresholds:
         """The ladder for `model`, moved to the window Claude Code reports when it differs.
 
         Transcripts never record a `[1m]` suffix, so a payload saying 1,000,000 is the only way
         to know; a smaller window is modelled as Claude Code's own window cap."""
-        ladder = self.thresholds(model)
+        profile = profile or self.engine.profile
+        ladder = self.thresholds(model, profile=profile)
         if window is None or window == ladder.context_window:
             return ladder
         if window >= 1_000_000 and "[1m]" not in model.lower():
-            ladder = self.thresholds(model + "[1m]")
+            ladder = self.thresholds(model + "[1m]", profile=profile)
         if window < ladder.context_window:
             env = dict(self.env)
             cap = env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "")
             current = int(cap) if cap.isdigit() and int(cap) > 0 else None
             env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"] = str(min(window, current or window))
             ladder = compute_thresholds(
-                resolve_alias(ladder.model), env=env, config=self.global_config
+                profile.models.resolve_alias(ladder.model),
+                env=env,
+                config=self.global_config,
+                profile=profile,
             )
         return ladder
 
@@ -306,10 +338,17 @@ class ContextService:
         pass over the file)."""
         from workbench.engine.context.replay import replay_file
 
-        def ladder(name: str | None) -> Thresholds:
-            return self.thresholds(model or name)
+        claude = self.claude_for(transcript)
 
-        return replay_file(transcript, thresholds_for=ladder, default_model=model or DEFAULT_MODEL)
+        def ladder(name: str | None) -> Thresholds:
+            return self.thresholds(model or name, profile=claude.profile)
+
+        return replay_file(
+            transcript,
+            thresholds_for=ladder,
+            default_model=model or claude.profile.models.default_model,
+            claude=claude,
+        )
 
     def measure(
         self,
@@ -338,9 +377,10 @@ class ContextService:
             from workbench.engine.llm.errors import LLMError
 
             try:
+                fallback = self.claude_for(transcript).profile.models.default_model
                 api_count = asyncio.run(
                     api_count_tokens(
-                        messages, model=model or loaded.model or DEFAULT_MODEL, env=self.env
+                        messages, model=model or loaded.model or fallback, env=self.env
                     )
                 )
             except LLMError as exc:
@@ -385,9 +425,10 @@ class ContextService:
                 raise NotFoundError(f"no summary file at {summary_file}")
         template, _ = effective_template(self.engine.locations.config_home)
         loc = self.engine.locations
+        claude = self.claude_for(loaded.path)
         return build_compact_preview(
             messages,
-            thresholds=self.thresholds(model or loaded.model),
+            thresholds=self.thresholds(model or loaded.model, profile=claude.profile),
             env=self.env,
             notes=notes,
             notes_path=notes_path if notes is not None else None,
@@ -406,6 +447,7 @@ class ContextService:
             summary_source=summary_file,
             ptl_gap=ptl_gap,
             include_request=include_request,
+            claude=claude,
         )
 
     def _memory_file_paths(self) -> list[str]:
@@ -435,19 +477,22 @@ class ContextService:
         trigger: str | None = None,
     ) -> SessionMemoryReport:
         """The notes of a session (default: the newest) against their limits; with `trigger`,
-        also where an update would fire over that transcript."""
+        also where an update would fire over that transcript (any transcript path, or a
+        session of the project). With only `trigger`, the notes are that session's own."""
         from dataclasses import replace
 
         from workbench.engine.context.session_memory import evaluate_trigger, read_session_memory
 
+        trigger_path = self.resolve_transcript(trigger) if trigger else None
         if file:
             path = file
+        elif session is None and trigger_path is not None:
+            path = str(trigger_path.with_suffix("") / "session-memory" / "summary.md")
         else:
             transcript = self.resolve_transcript(session=session, latest=session is None)
             path = str(transcript.with_suffix("") / "session-memory" / "summary.md")
         report = read_session_memory(path, self.engine.locations.config_home)
-        if trigger:
-            trigger_path = self.resolve_transcript(trigger)
+        if trigger_path is not None:
             loaded = self.load(trigger_path)
             report = replace(report, trigger=evaluate_trigger(loaded.messages))
         return report

@@ -18,6 +18,8 @@ from workbench.engine.context.models import (
 )
 from workbench.engine.envflags import is_truthy, positive_int
 from workbench.engine.jsutil import js_round
+from workbench.engine.profiles import BehaviourProfile, newest_profile
+from workbench.engine.profiles.rules import CompactWindowRules
 
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000
 AUTOCOMPACT_BUFFER_TOKENS = 13_000
@@ -91,9 +93,13 @@ class EnvOverride:
     effect: str
 
 
+NO_THRESHOLD = "no-threshold-for-model"
+"""`auto_compact_disabled_by` when the release never compacts the model by threshold."""
+
+
 @dataclass(frozen=True)
 class Thresholds:
-    """Every rung of the ladder for one model and environment."""
+    """Every rung of the ladder for one model and environment, under one release's rules."""
 
     model: str
     context_window: int
@@ -104,12 +110,29 @@ class Thresholds:
     """Tokens kept free for the summary: `min(max output, 20,000)`."""
     effective_window: int
     auto_compact_enabled: bool
+    """Auto-compaction fires when the count reaches `autocompact` (the switch is on and the
+    release compacts this model by threshold)."""
     auto_compact_disabled_by: str | None
     autocompact: int
     warning: int
     error: int
     blocking: int
     overrides: tuple[EnvOverride, ...] = ()
+    claude_version: str = ""
+    """The release whose rules these are."""
+    threshold_compaction: bool = True
+    """The release compacts this model by threshold at all (False for claude-sonnet-4-5 and a
+    few others in 2.1.332, unless CLAUDE_CODE_AUTO_COMPACT_WINDOW is set)."""
+    reactive_compaction: bool = False
+    """When the API refuses a prompt as too long, the release compacts and retries."""
+    blocking_enabled: bool = True
+    """The release refuses prompts on the client side at `blocking`."""
+    model_listed: bool = True
+    """The model is in the release's table (False: its rule for unknown models applies)."""
+    model_known_from: str = "source"
+    """`source`, `observed` or `assumed` (carried over from 2.1.88 without observation)."""
+    notes: tuple[str, ...] = ()
+    """What the user should know about these numbers (unknown models, no threshold, …)."""
 
     @property
     def warning_base(self) -> int:
@@ -127,13 +150,23 @@ class Thresholds:
             "effective_window": self.effective_window,
             "auto_compact_enabled": self.auto_compact_enabled,
             "auto_compact_disabled_by": self.auto_compact_disabled_by,
-            "thresholds": {
-                "warning": self.warning,
-                "error": self.error,
-                "autocompact": self.autocompact,
-                "blocking": self.blocking,
-            },
+            "thresholds": self.thresholds_json(),
+            "threshold_compaction": self.threshold_compaction,
+            "reactive_compaction": self.reactive_compaction,
+            "blocking_enabled": self.blocking_enabled,
+            "model_listed": self.model_listed,
+            "model_known_from": self.model_known_from,
+            "notes": list(self.notes),
             "overrides": [asdict(o) for o in self.overrides],
+        }
+
+    def thresholds_json(self) -> dict[str, int | None]:
+        """The rungs; `autocompact` and `blocking` are null where the release has none."""
+        return {
+            "warning": self.warning,
+            "error": self.error,
+            "autocompact": self.autocompact if self.threshold_compaction else None,
+            "blocking": self.blocking if self.blocking_enabled else None,
         }
 
 
@@ -147,6 +180,31 @@ def auto_compact_disabled_by(env: Mapping[str, str], config: GlobalConfig | None
     return None
 
 
+_SUFFIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+_SUFFIX_SCALE = {"": 1, "k": 1_000, "m": 1_000_000}
+
+
+def parse_compact_window(raw: str | None, rules: CompactWindowRules) -> tuple[int | None, str]:
+    """The window cap `CLAUDE_CODE_AUTO_COMPACT_WINDOW=raw` sets, and a note on how it was
+    read: `parseInt` (2.1.88: `150k` is 150) or with k/m suffixes and a floor (2.1.332)."""
+    if raw is None:
+        return None, ""
+    if not rules.suffixes:
+        value = positive_int({"value": raw}, "value")
+        if value is None:
+            return None, "invalid, ignored"
+        return value, "" if raw.strip() == str(value) else f"parseInt reads {raw!r} as {value:,}"
+    match = _SUFFIXED.match(raw)
+    if not match:
+        return None, "invalid, ignored"
+    value = int(float(match.group(1)) * _SUFFIX_SCALE[match.group(2).lower()])
+    if value <= 0:
+        return None, "invalid, ignored"
+    if rules.floor is not None and value < rules.floor:
+        return rules.floor, f"{value:,} is below the {rules.floor:,} floor, so it counts as that"
+    return value, "" if raw.strip() == str(value) else f"read as {value:,}"
+
+
 def compute_thresholds(
     model: str,
     *,
@@ -154,10 +212,15 @@ def compute_thresholds(
     config: GlobalConfig | None = None,
     betas: tuple[str, ...] = (),
     slot_cap: bool = False,
+    profile: BehaviourProfile | None = None,
 ) -> Thresholds:
-    """The ladder for `model` under `env`, exactly as `autoCompact.ts` computes it."""
+    """The ladder for `model` under `env`, as the profile's release computes it (the newest
+    profile when none is given)."""
+    profile = profile or newest_profile()
+    rules = profile.models
+    facts = rules.lookup(model)
     overrides: list[EnvOverride] = []
-    out = max_output_tokens_for_model(model, env=env, slot_cap=slot_cap)
+    out = max_output_tokens_for_model(model, env=env, slot_cap=slot_cap, rules=rules)
     raw_out = env.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS")
     if raw_out is not None:
         overrides.append(
@@ -175,6 +238,7 @@ def compute_thresholds(
         env=env,
         betas=betas,
         sonnet_1m_experiment=bool(config and config.sonnet_1m_experiment),
+        rules=rules,
     )
     if env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT") is not None:
         overrides.append(
@@ -188,19 +252,21 @@ def compute_thresholds(
             )
         )
     window_tokens = window.tokens
-    cap = positive_int(env, "CLAUDE_CODE_AUTO_COMPACT_WINDOW")
-    if env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW") is not None:
+    raw_cap = env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW")
+    cap, how = parse_compact_window(raw_cap, profile.compact_window)
+    if raw_cap is not None:
+        effect = how if cap is None else f"window capped at {min(window_tokens, cap):,}"
+        if cap is not None and how:
+            effect += f" ({how})"
         overrides.append(
-            EnvOverride(
-                "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
-                env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"],
-                cap is not None,
-                f"window capped at {min(window_tokens, cap):,}" if cap else "invalid, ignored",
-            )
+            EnvOverride("CLAUDE_CODE_AUTO_COMPACT_WINDOW", raw_cap, cap is not None, effect)
         )
     if cap is not None:
         window_tokens = min(window_tokens, cap)
     effective = window_tokens - reserved
+    by_threshold = facts.row.threshold_compaction or (
+        cap is not None and rules.window_override_enables_threshold
+    )
 
     autocompact = effective - AUTOCOMPACT_BUFFER_TOKENS
     raw_pct = env.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")
@@ -211,13 +277,14 @@ def compute_thresholds(
             assert pct is not None
             # The override can only bring auto-compaction earlier, never later.
             autocompact = min(math.floor(effective * (pct / 100)), autocompact)
+        if not by_threshold:
+            effect = "no effect: this model is not compacted by threshold"
+        elif valid:
+            effect = f"auto-compact at {autocompact:,}"
+        else:
+            effect = "not in (0, 100], ignored"
         overrides.append(
-            EnvOverride(
-                "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
-                raw_pct,
-                valid,
-                f"auto-compact at {autocompact:,}" if valid else "not in (0, 100], ignored",
-            )
+            EnvOverride("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", raw_pct, valid and by_threshold, effect)
         )
 
     disabled_by = auto_compact_disabled_by(env, config)
@@ -231,7 +298,10 @@ def compute_thresholds(
                     "auto-compact off" if is_truthy(env[name]) else "not truthy, ignored",
                 )
             )
-    enabled = disabled_by is None
+    switch_on = disabled_by is None
+    enabled = switch_on and by_threshold
+    if switch_on and not by_threshold:
+        disabled_by = NO_THRESHOLD
     base = autocompact if enabled else effective
 
     blocking = positive_int(env, "CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE")
@@ -244,6 +314,22 @@ def compute_thresholds(
                 f"blocking at {blocking:,}" if blocking else "invalid, ignored",
             )
         )
+    # With auto-compact on but no threshold, 2.1.332 does not block on the client side (an
+    # explicit CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE was not tried there; it is assumed to hold).
+    blocking_enabled = (
+        not switch_on or by_threshold or rules.blocking_without_threshold or blocking is not None
+    )
+    notes = _notes(
+        model,
+        profile,
+        facts.row.note,
+        listed=facts.listed,
+        known_from=facts.row.known_from,
+        by_threshold=by_threshold,
+        switch_on=switch_on,
+        autocompact=autocompact,
+        blocking_enabled=blocking_enabled,
+    )
     return Thresholds(
         model=model,
         context_window=window_tokens,
@@ -261,7 +347,58 @@ def compute_thresholds(
         error=base - ERROR_THRESHOLD_BUFFER_TOKENS,
         blocking=blocking if blocking is not None else effective - MANUAL_COMPACT_BUFFER_TOKENS,
         overrides=tuple(overrides),
+        claude_version=profile.version,
+        threshold_compaction=by_threshold,
+        reactive_compaction=profile.reactive.compacts_on_prompt_too_long,
+        blocking_enabled=blocking_enabled,
+        model_listed=facts.listed,
+        model_known_from=facts.row.known_from,
+        notes=tuple(notes),
     )
+
+
+def _notes(
+    model: str,
+    profile: BehaviourProfile,
+    row_note: str | None,
+    *,
+    listed: bool,
+    known_from: str,
+    by_threshold: bool,
+    switch_on: bool,
+    autocompact: int,
+    blocking_enabled: bool,
+) -> list[str]:
+    """What a reader of these numbers should know, in our words."""
+    version = profile.version
+    notes: list[str] = []
+    if not listed:
+        notes.append(f"{model} is {row_note}" if row_note else f"{model} is not a known model")
+    elif known_from == "assumed":
+        notes.append(f"{model} was {row_note}" if row_note else f"{model} was not observed")
+    if switch_on and not by_threshold:
+        text = f"Claude Code {version} does not auto-compact {model} by threshold"
+        if profile.reactive.compacts_on_prompt_too_long:
+            text += (
+                ": when the API refuses a prompt as too long, it compacts then and retries "
+                "(reactive compaction)"
+            )
+        if not blocking_enabled:
+            text += "; it does not block prompts on the client side either"
+        if profile.models.window_override_enables_threshold:
+            text += "; setting CLAUDE_CODE_AUTO_COMPACT_WINDOW brings threshold compaction back"
+        notes.append(text)
+    elif not switch_on and not profile.reactive.compacts_on_prompt_too_long:
+        notes.append(
+            f"with auto-compact off, Claude Code {version} stops with an error when the API "
+            "refuses a prompt as too long (it has no reactive compaction)"
+        )
+    if switch_on and by_threshold and autocompact <= 0:
+        notes.append(
+            f"the auto-compact threshold is {autocompact:,}: Claude Code compacts before the "
+            "first call"
+        )
+    return notes
 
 
 @dataclass(frozen=True)
@@ -291,8 +428,9 @@ def token_warning_state(
     above_error = used >= base - ERROR_THRESHOLD_BUFFER_TOKENS
     above_autocompact = thresholds.auto_compact_enabled and used >= thresholds.autocompact
     label: str | None = None
-    if above_warning and not suppressed:
-        # Claude Code's footer text, reproduced so the user sees what the CLI will show.
+    if above_warning and not suppressed and thresholds.threshold_compaction:
+        # Claude Code's footer text, reproduced so the user sees what the CLI will show (for
+        # a model it never compacts by threshold, what 2.1.332 shows was not observed).
         if thresholds.auto_compact_enabled:
             label = f"{percent_left}% until auto-compact"
         else:
@@ -303,7 +441,7 @@ def token_warning_state(
         above_warning=above_warning,
         above_error=above_error,
         above_autocompact=above_autocompact,
-        at_blocking=used >= thresholds.blocking,
+        at_blocking=thresholds.blocking_enabled and used >= thresholds.blocking,
         label=label,
     )
 
@@ -369,7 +507,17 @@ def should_auto_compact(
         guards.append(f"query source {query_source} never auto-compacts (recursion guard)")
     if query_source == "marble_origami":
         guards.append("the context-collapse agent never auto-compacts")
-    if not thresholds.auto_compact_enabled:
+    if thresholds.auto_compact_disabled_by == NO_THRESHOLD:
+        guards.append(
+            f"Claude Code {thresholds.claude_version} does not compact {thresholds.model} by "
+            "threshold"
+            + (
+                " (it compacts when the API refuses the prompt)"
+                if thresholds.reactive_compaction
+                else ""
+            )
+        )
+    elif not thresholds.auto_compact_enabled:
         guards.append(f"auto-compact is off ({thresholds.auto_compact_disabled_by})")
     if reactive_only:
         guards.append("reactive-only mode compacts on the API's error instead")

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.jsutil import js_len, js_round
+from workbench.engine.profiles.records import is_bookkeeping_attachment
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -207,7 +208,7 @@ def attachment_api_texts(attachment: Mapping[str, Any]) -> list[str]:
     context, queued prompts) and falls back to the attachment's JSON for other types.
     """
     kind = attachment.get("type")
-    if kind in _DISPLAY_ONLY_ATTACHMENTS:
+    if kind in _DISPLAY_ONLY_ATTACHMENTS or is_bookkeeping_attachment(kind):
         return []
     if kind == "hook_additional_context":
         content = attachment.get("content")

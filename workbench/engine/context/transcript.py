@@ -9,7 +9,9 @@ segments and their relinks, trusted session titles, and the session list of a pr
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,36 +32,14 @@ from workbench.engine.context.tokens import (
 )
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
+from workbench.engine.profiles.records import ALL_RECORD_TYPES
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "system", "attachment"})
-KNOWN_TYPES = MESSAGE_TYPES | frozenset(
-    {
-        "progress",
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-        "custom-title",
-        "ai-title",
-        "last-prompt",
-        "task-summary",
-        "tag",
-        "agent-name",
-        "agent-color",
-        "agent-setting",
-        "pr-link",
-        "mode",
-        "permission-mode",
-        "worktree-state",
-        "content-replacement",
-        "attribution-snapshot",
-        "speculation-accept",
-        "marble-origami-commit",
-        "marble-origami-snapshot",
-    }
-)
+KNOWN_TYPES = MESSAGE_TYPES | ALL_RECORD_TYPES
+"""Every record type a profiled release writes (spec 04 §11.2 plus what 2.1.332 added)."""
 # Claude Code reads at most this much of a transcript when resuming (MAX_TRANSCRIPT_READ_BYTES).
 MAX_TRANSCRIPT_READ_BYTES = 50 * 1024 * 1024
 _USAGE_FIELDS = (
@@ -643,11 +623,20 @@ class Transcript:
 
     @cached_property
     def first_timestamp(self) -> str | None:
-        return next((e.timestamp for e in self.entries if e.timestamp), None)
+        """The first readable timestamp, as ISO 8601 UTC (`toISOString` form)."""
+        stamps = (iso_timestamp(e.raw.get("timestamp")) for e in self.entries)
+        return next((stamp for stamp in stamps if stamp), None)
 
     @cached_property
     def last_timestamp(self) -> str | None:
-        return next((e.timestamp for e in reversed(self.entries) if e.timestamp), None)
+        """The last readable timestamp, as ISO 8601 UTC (`toISOString` form)."""
+        stamps = (iso_timestamp(e.raw.get("timestamp")) for e in reversed(self.entries))
+        return next((stamp for stamp in stamps if stamp), None)
+
+    @cached_property
+    def version(self) -> str | None:
+        """The Claude Code release that wrote the last record carrying a `version`."""
+        return last_version(self.entries)
 
     @cached_property
     def title(self) -> str | None:
@@ -658,12 +647,15 @@ class Transcript:
 
     @cached_property
     def first_prompt(self) -> str | None:
-        """The first prompt the user typed (not injected, not a command wrapper)."""
+        """The first prompt the user typed (not injected, not a command wrapper, not an
+        interruption marker); else the first slash command, as `/name args`."""
+        command = None
         for entry in self.messages:
             text = typed_prompt(entry)
             if text:
                 return text
-        return None
+            command = command or slash_command(entry)
+        return command
 
     def context_tokens(self) -> int:
         """`tokenCountWithEstimation` over the messages after the last compact boundary."""
@@ -677,18 +669,118 @@ class Transcript:
         return None
 
 
+# Texts Claude Code writes as user messages itself: never a session's title.
+HARNESS_USER_TEXTS = frozenset(
+    {"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
+)
+_COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>([\s\S]*?)</command-args>")
+
+
+def _first_text(entry: Entry) -> str | None:
+    content = entry.content
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in entry.blocks if b.get("type") == "text"]
+        return next((t for t in texts if isinstance(t, str)), None)
+    return None
+
+
+def is_title_text(text: str | None) -> bool:
+    """Text that can name a session: not empty, not a marker Claude Code writes itself."""
+    return bool(text and text.strip() and text.strip() not in HARNESS_USER_TEXTS)
+
+
 def typed_prompt(entry: Entry) -> str | None:
-    """The text of a prompt the user typed, or None for anything else."""
+    """The text of a prompt the user typed, or None for anything else (injected text, a
+    command wrapper, Claude Code's own interruption marker)."""
     if entry.type != "user" or entry.is_meta or entry.is_compact_summary:
         return None
-    content = entry.content
-    text = content if isinstance(content, str) else None
-    if text is None and isinstance(content, list):
-        texts = [b.get("text") for b in entry.blocks if b.get("type") == "text"]
-        text = next((t for t in texts if isinstance(t, str)), None)
-    if text and not text.lstrip().startswith("<"):
+    text = _first_text(entry)
+    if text and not text.lstrip().startswith("<") and is_title_text(text):
         return text.strip()
     return None
+
+
+def slash_command(entry: Entry) -> str | None:
+    """`/name args` of a slash command the user typed (its `<command-name>` wrapper)."""
+    if entry.type != "user" or entry.is_compact_summary:
+        return None
+    text = _first_text(entry)
+    if not text or "<command-name>" not in text:
+        return None
+    match = _COMMAND_NAME.search(text)
+    if match is None:
+        return None
+    name = match.group(1)
+    name = name if name.startswith("/") else "/" + name
+    args = _COMMAND_ARGS.search(text)
+    extra = " ".join(args.group(1).split()) if args else ""
+    return f"{name} {extra}".strip()
+
+
+def last_version(entries: Iterable[Entry]) -> str | None:
+    """The `version` of the last entry that has one (the release that wrote last)."""
+    from workbench.engine.profiles import parse_version
+
+    for entry in reversed(list(entries)):
+        value = entry.raw.get("version")
+        if isinstance(value, str) and parse_version(value) is not None:
+            return value.strip()
+    return None
+
+
+def iso_timestamp(value: Any) -> str | None:
+    """A transcript timestamp as ISO 8601 UTC with milliseconds (`toISOString`), or None
+    when it cannot be read as a time: ISO text with any offset (UTC when none), epoch
+    seconds or milliseconds (numbers or digit strings), or an RFC 2822 date."""
+    from datetime import UTC, datetime
+
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        if re.fullmatch(r"\d{9,14}(?:\.\d+)?", text):
+            number = float(text)
+        else:
+            return _iso_from_text(text)
+    else:
+        return None
+    if not math.isfinite(number) or number <= 0:
+        return None
+    ms = number if number >= 1e11 else number * 1000  # seconds before ~5138, else ms
+    try:
+        datetime.fromtimestamp(ms / 1000, tz=UTC)  # in the range a date can show
+    except (OverflowError, OSError, ValueError):
+        return None
+    return js_iso(ms)
+
+
+def _iso_from_text(text: str) -> str | None:
+    from datetime import UTC, datetime
+    from email.utils import parsedate_to_datetime
+
+    stamp = None
+    try:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        try:
+            stamp = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+    if stamp is None:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    try:
+        return js_iso(stamp.timestamp() * 1000)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def pick_title(
@@ -711,7 +803,8 @@ def pick_title(
             summary = _str(entry.raw.get("summary")) or summary
         elif kind == "last-prompt":
             last_prompt = _str(entry.raw.get("lastPrompt")) or last_prompt
-    chosen = custom or ai or summary or last_prompt or first_prompt
+    choices = (custom, ai, summary, last_prompt, first_prompt)
+    chosen = next((c for c in choices if is_title_text(c)), None)
     return " ".join(chosen.split())[:200] if chosen else None
 
 
@@ -814,6 +907,8 @@ class SessionInfo:
     broken_lines: int = 0
     has_session_memory: bool = False
     subagent_transcripts: int = 0
+    claude_version: str | None = None
+    """The Claude Code release that wrote the session (its last `version` field)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -831,6 +926,7 @@ class SessionInfo:
             "broken_lines": self.broken_lines,
             "has_session_memory": self.has_session_memory,
             "subagent_transcripts": self.subagent_transcripts,
+            "claude_version": self.claude_version,
         }
 
 
@@ -876,6 +972,7 @@ def session_info(path: str | os.PathLike[str]) -> SessionInfo:
         context_tokens=transcript.context_tokens(),
         compactions=len(transcript.compactions),
         broken_lines=transcript.stats.broken_lines,
+        claude_version=transcript.version,
         **extras,
     )
 
@@ -895,6 +992,7 @@ def _quick_session_info(target: Path, stat: os.stat_result, extras: dict[str, An
     first_stamp: str | None = None
     titles: list[Entry] = []
     first_prompt: str | None = None
+    first_command: str | None = None
     with open(target, "rb", buffering=1 << 20) as handle:
         for line in handle:
             kind = sniff_type(line)
@@ -912,9 +1010,11 @@ def _quick_session_info(target: Path, stat: os.stat_result, extras: dict[str, An
                 raw = parse_line(line)
                 if raw is not None:
                     entry = Entry(raw)
-                    first_stamp = first_stamp or entry.timestamp
+                    first_stamp = first_stamp or iso_timestamp(raw.get("timestamp"))
                     first_prompt = first_prompt or typed_prompt(entry)
-    last_stamp = next((e.timestamp for e in reversed(tail.messages) if e.timestamp), None)
+                    first_command = first_command or slash_command(entry)
+    stamps = (iso_timestamp(e.raw.get("timestamp")) for e in reversed(tail.messages))
+    last_stamp = next((stamp for stamp in stamps if stamp), None)
     return SessionInfo(
         session_id=target.stem,
         path=str(target),
@@ -924,11 +1024,12 @@ def _quick_session_info(target: Path, stat: os.stat_result, extras: dict[str, An
         first_timestamp=first_stamp,
         last_timestamp=last_stamp,
         # Summary leaves could be anywhere in a big file: trust them, as the resume picker does.
-        title=pick_title(titles, None, first_prompt),
+        title=pick_title(titles, None, first_prompt or first_command),
         model=tail.model,
         context_tokens=token_count_with_estimation(tail.messages),
         compactions=len(tail.compactions),
         broken_lines=tail.broken_lines,
+        claude_version=last_version(tail.messages),
         **extras,
     )
 

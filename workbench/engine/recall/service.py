@@ -68,7 +68,10 @@ class RecallService:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.scanner = MemoryScanner(engine.locations.memory_dir)
+        self.scanner = MemoryScanner(
+            engine.locations.memory_dir,
+            reads_type_at=engine.profile.memory_files.reads_type_at,
+        )
         self._documents: dict[str, tuple[float, int, RankDocument]] = {}
         self._ranker: OfflineRanker | None = None
         self._ranker_key: tuple[tuple[str, float, int], ...] | None = None
@@ -364,8 +367,38 @@ class RecallService:
         """Run the chosen path; `auto` asks the model when a key is set, else ranks offline.
 
         On `auto`, a failed model call falls back to the offline ranking and says why; on
-        `llm` it raises the `LLMError`.
+        `llm` it raises the `LLMError`. Where recall could not be observed in the release in
+        use, the result's notes say so.
         """
+        result = await self._recall(
+            query,
+            engine=engine,
+            recent_tools=recent_tools,
+            surfaced=surfaced,
+            read_files=read_files,
+            session_bytes=session_bytes,
+            now=now,
+            client=client,
+        )
+        note = self.engine.profile.unobserved("recall")
+        if note is None:
+            return result
+        import dataclasses
+
+        return dataclasses.replace(result, notes=(*result.notes, note))
+
+    async def _recall(
+        self,
+        query: str,
+        *,
+        engine: EngineChoice,
+        recent_tools: Sequence[str],
+        surfaced: Iterable[str],
+        read_files: Iterable[str],
+        session_bytes: int | None,
+        now: float | None,
+        client: ModelClient | None,
+    ) -> RecallResult:
         if engine not in ENGINE_CHOICES:
             raise UserInputError(f"unknown recall engine {engine!r} (auto, llm or offline)")
         if not query.strip():

@@ -28,6 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Select, Static
 from textual.worker import get_current_worker
 
+from workbench.engine.context.thresholds import NO_THRESHOLD
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.jsutil import format_file_size
 from workbench.ui.actions import ActionSpec
@@ -89,6 +90,7 @@ WINDOW_SOURCES = {
     "1m-beta": "1M: context-1m beta",
     "1m-experiment": "1M: Sonnet experiment in the global config",
     "env-cap": "capped by CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+    "model": "the model's own window",
 }
 OUTPUT_SOURCES = {
     "model-default": "model default",
@@ -142,6 +144,8 @@ def reading_content(report: GaugeReport) -> Content:
     elif not state.above_warning:
         base = "auto-compact" if t.auto_compact_enabled else "the effective window"
         parts.append((f"  ·  counted down to {base}", "$foreground-muted"))
+    if not t.threshold_compaction:
+        parts.append(("  ·  no threshold compaction for this model", "$text-warning"))
     return Content.assemble(*parts)
 
 
@@ -228,7 +232,9 @@ def overrides_content(report: GaugeReport) -> Content:
             )
         )
     env_names = {override.name for override in t.overrides}
-    if t.auto_compact_disabled_by and t.auto_compact_disabled_by not in env_names:
+    # A model the release never compacts by threshold is not an override: the notes say it.
+    switches = env_names | {NO_THRESHOLD}
+    if t.auto_compact_disabled_by and t.auto_compact_disabled_by not in switches:
         rows.append(
             Content.assemble(
                 (" ✓ ", "$text-success"),
@@ -656,8 +662,9 @@ class GaugePane(Pane):
         self.query_one(".gauge-counts", Static).update(counts_content(report, self.measurements))
         self.query_one(".gauge-overrides", Static).update(overrides_content(report))
         notes = self.query_one(".gauge-notes", Static)
-        notes.update(Content("\n").join(f"Note: {p}" for p in report.problems))
-        notes.display = bool(report.problems)
+        lines = [*report.notes, *report.problems]
+        notes.update(Content("\n").join(f"Note: {line}" for line in lines))
+        notes.display = bool(lines)
         self._render_plot()
         self.has_content = True
         self.report_engine(engine_label(report, following=self.following))

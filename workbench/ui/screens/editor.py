@@ -24,9 +24,10 @@ from textual.worker import get_current_worker
 from workbench.engine.errors import ConflictError, WorkbenchError
 from workbench.engine.frontmatter import MEMORY_TYPES
 from workbench.engine.lint import FileFacts, lint_file
+from workbench.engine.memory_format import memory_type_of
 from workbench.engine.memory_models import LintFinding, MemoryDocument
 from workbench.ui.actions import bindings
-from workbench.ui.editing import compose_edit, editable_from
+from workbench.ui.editing import editable_from
 from workbench.ui.messages import ChangeOutcome
 from workbench.ui.panes.memory import finding_line
 from workbench.ui.screens.confirm import ConfirmModal, ConflictChoice, ConflictModal
@@ -208,7 +209,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         if draft.raw:
             return draft.body
         if self.document is not None:
-            return compose_edit(
+            return self.engine.memories.edit_text(
                 self.document,
                 name=draft.name,
                 description=draft.description,
@@ -248,6 +249,8 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             size_bytes=len(text.encode("utf-8")),
             age_days=0,
             team=entry.scope == "team" if entry else draft.team,
+            reads_type_at=self.engine.memories.formats.reads_type_at,
+            claude_version=self.engine.profile.version,
         )
         findings = [f for f in lint_file(facts) if f.rule != "memory-stale"]
         if not draft.raw:
@@ -341,7 +344,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                 self.query_one("#field-description", Input).value = str(
                     data.get("description") or ""
                 )
-                memory_type = data.get("type")
+                memory_type = memory_type_of(data)
                 self.query_one("#field-type", Select).value = (
                     memory_type if memory_type in MEMORY_TYPES else Select.NULL
                 )

@@ -60,6 +60,7 @@ from workbench.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from workbench.engine.memory_models import MemoryDocument
+    from workbench.engine.profiles.detect import ResolvedVersion
     from workbench.ui.app import WorkbenchApp
 
 ENGINE_PATH = "engine: local files"
@@ -230,6 +231,7 @@ class MainScreen(Screen[None]):
         )
         status.counts = "scanning…"
         status.engine_path = ENGINE_PATH
+        status.claude_version = app.engine.claude.short()
         self.query_one(MemoryTree).focus()
         self.watch(self.app, "theme", self._theme_changed, init=False)
         # Waiting a moment here costs no more than the frames a later scan result would.
@@ -531,6 +533,51 @@ class MainScreen(Screen[None]):
             # The first full frame (tree and document) is on screen: the other panes are
             # built when first shown; their modules are imported meanwhile.
             self._import_panes()
+            versions = self.workbench.engine.versions
+            if versions.request.is_auto and not versions.ask_cli:
+                self._ask_claude_version()
+
+    class ClaudeVersionFound(Message):
+        """`claude --version` was asked (in a worker, after the first frame)."""
+
+        def __init__(self, before: ResolvedVersion, after: ResolvedVersion) -> None:
+            super().__init__()
+            self.before = before
+            self.after = after
+
+    @work(thread=True, exclusive=True, group="claude-version", exit_on_error=False)
+    def _ask_claude_version(self) -> None:
+        engine = self.workbench.engine
+        before = engine.claude
+        after = engine.versions.refresh()
+        self.post_message(self.ClaudeVersionFound(before, after))
+
+    @on(ClaudeVersionFound)
+    def _claude_version_found(self, message: ClaudeVersionFound) -> None:
+        message.stop()
+        before, after = message.before, message.after
+        self.query_one(StatusLine).claude_version = after.short()
+        if after.version == before.version:
+            return
+        engine = self.workbench.engine
+        differs = [
+            what
+            for what, changed in (
+                ("where memory is kept", engine.locations_for(after.profile) != engine.locations),
+                (
+                    "how memory files are read",
+                    after.profile.memory_files != before.profile.memory_files,
+                ),
+            )
+            if changed
+        ]
+        if differs:
+            self.notify(
+                f"{after.describe()} is installed; its rules for {' and '.join(differs)} "
+                f"differ from the {before.version} rules this window opened with. Restart "
+                "the workbench to apply them.",
+                title="Claude Code version",
+            )
 
     @on(MemoriesFailed)
     def _memories_failed(self, message: MemoriesFailed) -> None:

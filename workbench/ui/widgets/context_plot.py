@@ -76,12 +76,13 @@ class PlotSeries:
 
 
 def threshold_lines(thresholds: Thresholds) -> tuple[ThresholdLine, ...]:
-    """Warning, auto-compact (when on) and blocking, as lines."""
+    """Warning, auto-compact (when on) and blocking (where the release blocks), as lines."""
     t = thresholds
     lines = [ThresholdLine("warning", t.warning, "╌", "$warning")]
     if t.auto_compact_enabled:
         lines.append(ThresholdLine("auto-compact", t.autocompact, "╌", "$error"))
-    lines.append(ThresholdLine("blocking", t.blocking, "─", "$text-error"))
+    if t.blocking_enabled:
+        lines.append(ThresholdLine("blocking", t.blocking, "─", "$text-error"))
     return tuple(lines)
 
 

@@ -1,4 +1,5 @@
-"""The one-line status bar: project, memory folder, counts, last action, engine path."""
+"""The one-line status bar: project, counts, last action, engine path, the Claude Code
+release whose rules apply, and the memory folder."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ class StatusLine(Widget):
     """What the workbench last did, in a few words."""
     engine_path: reactive[str] = reactive("")
     """Which engine path produced what is on screen (local store, offline ranker, model…)."""
+    claude_version: reactive[str] = reactive("")
+    """Whose rules apply: `Claude Code 2.1.332 (newest profile)` and the like."""
 
     MESSAGE_SECONDS = 15.0
     """How long `say` keeps a message on the line."""
@@ -53,6 +56,7 @@ class StatusLine(Widget):
             (self.counts, ""),
             (self.last_action, "$text-accent"),
             (self.engine_path, "$foreground-muted"),
+            (self.claude_version, "$foreground-muted"),
             (self.memory_dir, "$foreground-muted"),
         ):
             if value:

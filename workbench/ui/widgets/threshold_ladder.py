@@ -41,14 +41,20 @@ def ladder_rungs(thresholds: Thresholds) -> list[Rung]:
         if t.auto_compact_enabled
         else f"auto-compact off ({t.auto_compact_disabled_by})"
     )
-    rungs = [
-        Rung("warning / error" if t.error == t.warning else "warning", t.warning, "$warning"),
-        Rung(
-            auto_label, t.autocompact, "$error" if t.auto_compact_enabled else "$foreground-muted"
-        ),
-        Rung("blocking", t.blocking, "$text-error"),
-        Rung("effective window", t.effective_window, "$text-primary"),
-    ]
+    rungs = [Rung("warning / error" if t.error == t.warning else "warning", t.warning, "$warning")]
+    # A model the release never compacts by threshold has no auto-compact rung, and
+    # without a threshold there may be no client-side blocking either.
+    if t.threshold_compaction:
+        rungs.append(
+            Rung(
+                auto_label,
+                t.autocompact,
+                "$error" if t.auto_compact_enabled else "$foreground-muted",
+            )
+        )
+    if t.blocking_enabled:
+        rungs.append(Rung("blocking", t.blocking, "$text-error"))
+    rungs.append(Rung("effective window", t.effective_window, "$text-primary"))
     if t.error != t.warning:
         rungs.append(Rung("error", t.error, "$warning"))
     return sorted(rungs, key=lambda rung: rung.tokens)

@@ -4,9 +4,9 @@ shape of the conversation that would follow (`buildPostCompactMessages`)."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.compaction.full import FullCompactionPlan, plan_full_compaction
 from workbench.engine.context.compaction.microcompact import (
@@ -29,6 +29,9 @@ from workbench.engine.context.compaction.session_compact import (
 from workbench.engine.context.compaction.survival import SurvivalReport, check_survival
 from workbench.engine.context.thresholds import Thresholds, should_auto_compact
 from workbench.engine.context.tokens import as_dict, rough_tokens_for_messages
+
+if TYPE_CHECKING:
+    from workbench.engine.profiles.detect import ResolvedVersion
 
 POST_COMPACT_ORDER = ("boundary", "summary", "kept", "attachments", "hook_results")
 
@@ -82,17 +85,25 @@ class CompactPreview:
     skills: tuple[RestoredSkill, ...]
     survival: SurvivalReport
     layout: tuple[PostCompactPart, ...]
+    threshold_compaction: bool = True
+    """The release compacts this model by threshold (else `threshold` is only the formula's)."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """What the release in use does differently, and what could not be observed."""
+    claude: ResolvedVersion | None = None
 
     def to_json(self) -> dict[str, Any]:
         sm = self.session_memory.to_json()
         full = self.full.to_json()
         micro = self.microcompact.to_json()
         return {
+            **(self.claude.to_json() if self.claude else {}),
             "transcript": self.transcript,
             "model": self.model,
             "messages": self.messages,
             "pre_tokens": self.pre_tokens,
-            "threshold": self.threshold,
+            "threshold": self.threshold if self.threshold_compaction else None,
+            "threshold_compaction": self.threshold_compaction,
+            "notes": list(self.notes),
             "would_autocompact": self.would_autocompact,
             "autocompact_reason": self.autocompact_reason,
             "chosen": self.chosen,
@@ -132,6 +143,7 @@ def build_compact_preview(
     include_request: bool = False,
     read_disk: bool = True,
     sm_gates_on: bool = True,
+    claude: ResolvedVersion | None = None,
 ) -> CompactPreview:
     """Preview every compaction over `messages` (the messages after the last boundary)."""
     full = plan_full_compaction(
@@ -173,7 +185,8 @@ def build_compact_preview(
         survival_summary = summary
         source = summary_source if summary is not None else None
     survival = check_survival(span, survival_summary, summary_source=source)
-    layout = _layout(chosen, messages, sm, files, skills)
+    partial = claude is not None and claude.profile.partial.keeps_recent_messages
+    layout = _layout(chosen, messages, sm, files, skills, partial=partial)
     return CompactPreview(
         transcript=transcript_path,
         model=thresholds.model,
@@ -190,7 +203,29 @@ def build_compact_preview(
         skills=skills,
         survival=survival,
         layout=layout,
+        threshold_compaction=thresholds.threshold_compaction,
+        notes=tuple([*thresholds.notes, *_release_notes(claude)]),
+        claude=claude,
     )
+
+
+def _release_notes(claude: ResolvedVersion | None) -> list[str]:
+    """How the release in use compacts, where it differs from spec 04, in our words."""
+    if claude is None:
+        return []
+    profile = claude.profile
+    notes: list[str] = []
+    if profile.partial.keeps_recent_messages:
+        notes.append(
+            f"Claude Code {profile.version} keeps the latest messages verbatim after a full "
+            "compaction's summary, so the summary covers less than shown here; how many it "
+            "keeps was not observed"
+        )
+    for feature in ("session memory", "time-based micro-compaction"):
+        note = profile.unobserved(feature)
+        if note:
+            notes.append(note)
+    return notes
 
 
 def _layout(
@@ -199,6 +234,8 @@ def _layout(
     sm: SessionMemoryCompactionPlan,
     files: FileRestorationPlan,
     skills: Sequence[RestoredSkill],
+    *,
+    partial: bool = False,
 ) -> tuple[PostCompactPart, ...]:
     boundary = PostCompactPart("boundary", 1, 0, "a compact boundary marks the new start")
     if chosen == "session_memory":
@@ -221,7 +258,14 @@ def _layout(
     return (
         boundary,
         PostCompactPart("summary", 1, 0, "written by the model (size unknown until it runs)"),
-        PostCompactPart("kept", 0, 0, "full compaction keeps no messages"),
+        PostCompactPart(
+            "kept",
+            0,
+            0,
+            "the latest messages, kept verbatim (how many was not observed)"
+            if partial
+            else "full compaction keeps no messages",
+        ),
         PostCompactPart(
             "attachments",
             len(files.restored) + (1 if restored_skills else 0),

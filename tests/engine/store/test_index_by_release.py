@@ -1,0 +1,97 @@
+"""MEMORY.md loading under both releases: CRLF, a trailing U+001F, the warning (spec 08)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbench.engine import Engine
+from workbench.engine.index import strip_for_loading, truncate_entrypoint, truncation_warning
+from workbench.engine.profiles import profile_for
+
+CURRENT = profile_for("2.1.332")
+LEGACY = profile_for("2.1.88")
+
+
+def _lines(count: int, width: int) -> list[str]:
+    """`count` index lines, each exactly `width` characters."""
+    out = []
+    for i in range(count):
+        head = f"- [Entry {i}](e{i}.md) — "
+        out.append(head + "x" * (width - len(head)))
+    return out
+
+
+def _index_of_length(total: int, count: int = 150) -> list[str]:
+    # count lines joined with LF come to `total` units.
+    width = (total - (count - 1)) // count
+    lines = _lines(count, width)
+    lines[-1] += "y" * (total - len("\n".join(lines)))
+    assert len("\n".join(lines)) == total
+    return lines
+
+
+@pytest.mark.parametrize("profile", [LEGACY, CURRENT])
+def test_crlf_counts_toward_the_limit_in_both_releases(profile):
+    lines = _index_of_length(24_939)
+    lf = truncate_entrypoint("\n".join(lines), profile.index)
+    crlf = truncate_entrypoint("\r\n".join(lines), profile.index)
+    assert not lf.truncated and lf.length == 24_939
+    assert crlf.length == 25_088 and crlf.length_truncated  # 149 more units
+
+
+def test_the_loaded_text_keeps_cr_only_under_2_1_88():
+    text = "\r\n".join(["- [A](a.md) — one", "- [B](b.md) — two"])
+    old = truncate_entrypoint(text, LEGACY.index)
+    new = truncate_entrypoint(text, CURRENT.index)
+    assert "\r" in old.loaded and "\r" not in new.loaded
+    assert new.loaded == "- [A](a.md) — one\n- [B](b.md) — two"
+
+
+def test_a_trailing_unit_separator_is_trimmed_only_by_the_current_release():
+    text = "- [A](a.md) — one\x1f"
+    assert truncate_entrypoint(text, LEGACY.index).loaded.endswith("\x1f")
+    assert truncate_entrypoint(text, CURRENT.index).loaded == "- [A](a.md) — one"
+
+
+def test_the_current_warning_says_where_the_cut_falls():
+    lines = _lines(230, 60)
+    text = "\n".join(lines)
+    old = truncation_warning(truncate_entrypoint(text, LEGACY.index))
+    new = truncation_warning(truncate_entrypoint(text, CURRENT.index))
+    assert old is not None and new is not None
+    assert "30 line(s)" in new and "line 201" in new and "- [Entry 200](e200.md)" in new
+    assert "line 201" not in old
+
+
+def test_a_single_overlong_line_is_cut_after_25000_characters():
+    warning = truncation_warning(truncate_entrypoint("z" * 30_000, CURRENT.index))
+    assert warning is not None and "first 25,000 characters of line 1" in warning
+
+
+def test_strip_for_loading_keeps_line_endings():
+    assert strip_for_loading("\ufeff---\r\nx: 1\r\n---\r\n- [A](a.md)\r\n") == "- [A](a.md)\r\n"
+
+
+def test_the_index_report_follows_the_release(tmp_path: Path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    lines = _index_of_length(24_939)
+    (memory / "MEMORY.md").write_bytes("\r\n".join(lines).encode("utf-8"))
+    (tmp_path / "p").mkdir()
+    reports = {}
+    for version in ("2.1.88", "2.1.332"):
+        engine = Engine.open(
+            tmp_path / "p",
+            config_home=str(tmp_path / "c"),
+            memory_dir=str(memory),
+            claude_version=version,
+        )
+        reports[version] = engine.memories.index()
+    for report in reports.values():
+        assert report.length == 25_088 and report.length_truncated
+        assert all("\r" not in e.text for e in report.entries)
+    assert "\r" in reports["2.1.88"].loaded_content
+    assert "\r" not in reports["2.1.332"].loaded_content
+    assert "The cut falls at line" in (reports["2.1.332"].warning or "")

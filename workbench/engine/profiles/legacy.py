@@ -1,0 +1,119 @@
+"""Claude Code 2.1.88: the rules of its source, as specs 01–04 describe them."""
+
+from __future__ import annotations
+
+from workbench.engine.profiles.records import LEGACY_ATTACHMENT_TYPES, LEGACY_RECORD_TYPES
+from workbench.engine.profiles.rules import (
+    CompactWindowRules,
+    DreamRules,
+    IndexLoadRules,
+    MemoryFileRules,
+    ModelRow,
+    ModelRules,
+    ObservabilityRules,
+    PartialCompactionRules,
+    ProjectDirRules,
+    PromptRules,
+    ReactiveRules,
+    RecordRules,
+    SettingsRules,
+    UnicodePathRules,
+)
+
+WINDOW_200K = 200_000
+
+CANONICAL_NAMES = (
+    "claude-opus-4-6",
+    "claude-opus-4-5",
+    "claude-opus-4-1",
+    "claude-opus-4",
+    "claude-sonnet-4-6",
+    "claude-sonnet-4-5",
+    "claude-sonnet-4",
+    "claude-haiku-4-5",
+    "claude-3-7-sonnet",
+    "claude-3-5-sonnet",
+    "claude-3-5-haiku",
+    "claude-3-opus",
+    "claude-3-sonnet",
+    "claude-3-haiku",
+)
+
+
+def _row(match: str, default: int, upper: int) -> ModelRow:
+    return ModelRow(match, WINDOW_200K, default, upper)
+
+
+# `getModelMaxOutputTokens`: substrings of the canonical name, checked in order (spec 04 §9.3).
+OUTPUT_ROWS = (
+    _row("opus-4-6", 64_000, 128_000),
+    _row("sonnet-4-6", 32_000, 128_000),
+    _row("opus-4-5", 32_000, 64_000),
+    _row("sonnet-4", 32_000, 64_000),
+    _row("haiku-4", 32_000, 64_000),
+    _row("opus-4-1", 32_000, 32_000),
+    _row("opus-4", 32_000, 32_000),
+    _row("claude-3-opus", 4_096, 4_096),
+    _row("claude-3-sonnet", 8_192, 8_192),
+    _row("claude-3-haiku", 4_096, 4_096),
+    _row("3-5-sonnet", 8_192, 8_192),
+    _row("3-5-haiku", 8_192, 8_192),
+    _row("3-7-sonnet", 32_000, 64_000),
+)
+
+MODELS = ModelRules(
+    default_model="claude-sonnet-4-6",
+    aliases={
+        "sonnet": "claude-sonnet-4-6",
+        "opus": "claude-opus-4-6",
+        "haiku": "claude-haiku-4-5-20251001",
+        "sonnet[1m]": "claude-sonnet-4-6[1m]",
+        "opus[1m]": "claude-opus-4-6[1m]",
+    },
+    canonical_names=CANONICAL_NAMES,
+    rows=OUTPUT_ROWS,
+    fallback=ModelRow(
+        "",
+        WINDOW_200K,
+        32_000,
+        64_000,
+        note="not a model 2.1.88 knows: it gets the default window and output limits",
+    ),
+)
+
+COMPACT_WINDOW = CompactWindowRules(suffixes=False, floor=None)
+REACTIVE = ReactiveRules(compacts_on_prompt_too_long=False)
+PARTIAL = PartialCompactionRules(keeps_recent_messages=False, manual_writes_summary_transcript=True)
+SETTINGS = SettingsRules(
+    memory_dir_sources=("policySettings", "flagSettings", "localSettings", "userSettings"),
+    notes=(
+        "autoMemoryDirectory in the project's committed .claude/settings.json is ignored: a "
+        "cloned repository must not choose where memories are written",
+    ),
+)
+PROJECT_DIR = ProjectDirRules(name_env=None)
+UNICODE = UnicodePathRules(nfc_project_root=True, runs_in_non_nfc_folder=False)
+INDEX = IndexLoadRules(folds_crlf=False, trims_unit_separator=False, warning_quotes_cut=False)
+MEMORY_FILES = MemoryFileRules(
+    reads_type_at=("top-level",), writes_type_at="top-level", kebab_names=False, body_links=False
+)
+PROMPT = PromptRules(style="sectioned")
+RECORDS = RecordRules(record_types=LEGACY_RECORD_TYPES, attachment_types=LEGACY_ATTACHMENT_TYPES)
+DREAM = DreamRules(gates_known=True)
+OBSERVABILITY = ObservabilityRules()
+
+FAMILIES = {
+    "models": MODELS,
+    "compact-window": COMPACT_WINDOW,
+    "reactive-compaction": REACTIVE,
+    "partial-compaction": PARTIAL,
+    "settings": SETTINGS,
+    "project-dir-name": PROJECT_DIR,
+    "unicode-paths": UNICODE,
+    "index-loading": INDEX,
+    "memory-files": MEMORY_FILES,
+    "memory-prompt": PROMPT,
+    "transcript-records": RECORDS,
+    "auto-dream": DREAM,
+    "observability": OBSERVABILITY,
+}
