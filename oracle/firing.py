@@ -21,6 +21,9 @@ from typing import Any
 from oracle.extract import is_summary_request
 from oracle.fake_api import Reply, Request, usage_total
 
+MIN_MAIN_TOOLS = 3
+"""Fewer tools than this: a side call (see `oracle.runner.is_main_thread`)."""
+
 MISSING_TOOL = "oracle_probe_missing_tool"
 COOLDOWN_CALLS = 3
 SEARCH_CEILING = 2_000_000
@@ -94,16 +97,19 @@ class FiringSearch:
                     self._pending = None
                 elif self._main_tools is None:
                     self.first_call_compacted = True
+                    self._main_tools = []  # the session has started
                 else:
                     self.anomalies.append(f"run {self._run}: a summary request without a probe")
                 return Reply.text(
                     "<summary>Probe session: a tool that does not exist was called.</summary>",
                     usage=usage_total(2_000, output_tokens=40),
                 )
+            if len(request.tool_names) < MIN_MAIN_TOOLS:
+                return None  # a side call (a title, a quota check): the default answer
             if self._main_tools is None:
                 self._main_tools = request.tool_names
             elif request.tool_names != self._main_tools:
-                return None  # a side call (title, topic): the default answer
+                return None
             if self._pending is not None:
                 self._settle(self._pending, "none")
                 self._pending = None

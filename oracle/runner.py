@@ -25,7 +25,15 @@ from typing import Any
 from oracle.fake_api import FakeAPI, Request, Responder
 from oracle.releases import Release
 
-FAKE_KEY = "sk-ant-oracle-" + "fake"  # not a real key shape: no secret scanner rule matches it
+MIN_MAIN_TOOLS = 3
+"""A main-thread call carries the whole tool list; side calls carry none or one."""
+
+
+def is_main_thread(request: Request) -> bool:
+    return request.is_message and len(request.tool_names) >= MIN_MAIN_TOOLS
+
+
+FAKE_KEY = "oracle-fake-key"  # any non-empty value: the fake API ignores it
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -109,6 +117,20 @@ class Run:
     @property
     def message_requests(self) -> list[Request]:
         return [r for r in self.requests if r.is_message]
+
+    @property
+    def main_requests(self) -> list[Request]:
+        """Main-thread calls: the ones carrying the session's tool list.
+
+        Some releases make a tool-less side call first (a small model, before the session's
+        first call), so "the first request" is not always the main one.
+        """
+        return [r for r in self.message_requests if is_main_thread(r)]
+
+    @property
+    def first_main(self) -> Request | None:
+        found = self.main_requests
+        return found[0] if found else None
 
     def transcripts(self) -> list[Path]:
         """Main-session transcripts Claude Code wrote (subagent files excluded)."""

@@ -15,7 +15,23 @@ import json
 import re
 from typing import Any
 
-from oracle.checks.base import scrub
+
+def sanitize_ascii(text: str) -> str:
+    """Claude Code's sanitizePath for a short ASCII path (every non-alphanumeric is `-`)."""
+    return re.sub(r"[^A-Za-z0-9]", "-", text)
+
+
+def scrub(value: Any, root: str) -> Any:
+    """Replace the sandbox root (and its sanitised form) with placeholders, recursively."""
+    plain, flat = root, sanitize_ascii(root)
+    if isinstance(value, str):
+        return value.replace(plain, "<sandbox>").replace(flat, "<sandbox-sanitized>")
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: scrub(v, root) for k, v in value.items()}
+    return value
+
 
 KEEP_KEYS = frozenset(
     {

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from oracle.releases import Release
+from oracle.sanitize import sanitize_ascii, scrub  # noqa: F401 - re-exported for checks
 
 AGREE = "agree"
 DIFFER = "differ"
@@ -31,6 +31,8 @@ class Outcome:
     workbench: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, Any] = field(default_factory=dict)
     """What the case set up, so a recorded test can set it up again."""
+    raw: dict[str, Any] = field(default_factory=dict)
+    """Unscrubbed facts a recorded test needs verbatim (a long path's hash depends on it)."""
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -44,6 +46,8 @@ class Outcome:
             "inputs": self.inputs,
             "observed": self.observed,
             "workbench": self.workbench,
+            "raw": self.raw,
+            "seconds": round(self.seconds, 1),
         }
 
 
@@ -67,25 +71,6 @@ class Check:
     run: Callable[[Release, Case], Outcome]
     weight: float = 1.0
     """Rough seconds per case, to schedule the slow ones first."""
-
-
-def sanitize_ascii(text: str) -> str:
-    """Claude Code's sanitizePath for a short ASCII path (every non-alphanumeric is `-`)."""
-    return re.sub(r"[^A-Za-z0-9]", "-", text)
-
-
-def scrub(value: Any, root: str) -> Any:
-    """Replace the sandbox root (and its sanitised form) with placeholders, recursively."""
-    plain, flat = root, sanitize_ascii(root)
-    if isinstance(value, str):
-        return value.replace(plain, "<sandbox>").replace(flat, "<sandbox-sanitized>")
-    if isinstance(value, list):
-        return [scrub(v, root) for v in value]
-    if isinstance(value, tuple):
-        return [scrub(v, root) for v in value]
-    if isinstance(value, dict):
-        return {k: scrub(v, root) for k, v in value.items()}
-    return value
 
 
 def tail(text: str, lines: int = 3) -> str:

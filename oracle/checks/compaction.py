@@ -331,8 +331,18 @@ def run_autocompact(release: Release, case: Case) -> Outcome:
         return out
     hi, outcome = s["first_firing_usage"], s["outcome"]
     d_cc = cc_count - hi if (outcome == "compact" and cc_count is not None) else None
+    derived = False
+    if outcome == "stop" and case.name != BASE_CASE:
+        # A block records no count; the same model's tool exchange costs the same tokens.
+        base = firing(release, next(c for c in _cases() if c.name == BASE_CASE))
+        base_pre = (base.transcript.get("compactions") or [{}])[-1].get("pre_tokens")
+        base_hi = base.search.get("first_firing_usage")
+        if case.data["model"] == base.case.data["model"] and base_pre and base_hi:
+            d_cc, derived = base_pre - base_hi, True
+            out.observed["claude_count_at_fire"] = hi + d_cc
     out.observed["event"] = outcome
     out.observed["claude_trailing_estimate"] = d_cc
+    out.observed["count_derived_from"] = BASE_CASE if derived else None
     if kind is None:
         out.verdict = DIFFER
         out.reason = (
@@ -344,14 +354,25 @@ def run_autocompact(release: Release, case: Case) -> Outcome:
         return out
     out.verdict = DIFFER
     count = f"count {hi + d_cc:,}" if d_cc is not None else f"usage {hi:,}"
-    parts = [f"Claude Code {_verb3(outcome)} at {count}"]
     ours = thresholds.get("autocompact" if kind == "compact" else "blocking")
-    parts.append(f"the workbench predicts a {_verb(kind)} at {_n(ours)}")
-    if d_cc is not None and kind == outcome and ours == hi + d_cc and d_wb != d_cc:
-        parts = [
-            f"same threshold ({ours:,}), but the workbench estimates the tool result after "
-            f"the last usage at {d_wb} tokens where Claude Code counts {d_cc}"
-        ]
+    parts = [
+        f"Claude Code {_verb3(outcome)} at {count}",
+        f"the workbench predicts a {_verb(kind)} at {_n(ours)}",
+    ]
+    if d_cc is not None and kind == outcome and isinstance(ours, int):
+        if ours == hi + d_cc and d_wb != d_cc:
+            out.rule = "record-kinds-prompt-snapshot" if d_wb - d_cc > 1_000 else out.rule
+            parts = [
+                f"same threshold ({ours:,}), but the workbench counts {d_wb:,} tokens after "
+                f"the last usage where Claude Code counts {d_cc}"
+                + (" (it counts bookkeeping records as context)" if d_wb - d_cc > 1_000 else "")
+            ]
+        elif d_wb == d_cc and 0 < ours - (hi + d_cc) <= 32:
+            parts = [
+                f"the workbench's threshold ({ours:,}) is {ours - hi - d_cc} above the count "
+                f"Claude Code records when it fires ({hi + d_cc:,}): its check counts "
+                "tokens its preTokens does not"
+            ]
     out.reason = "; ".join(parts)
     return out
 
@@ -378,6 +399,7 @@ def _n(value: Any) -> str:
 
 # --- transcripts ----------------------------------------------------------------------------
 
+BASE_CASE = "sonnet-4-6"
 TRANSCRIPT_CASES = ("sonnet-4-6", "opus-5-5", "sonnet-4-5", "disable-auto", "window-150k")
 
 

@@ -120,7 +120,7 @@ def memory_dir_rel(project_root: str) -> str:
 
 
 def observe(run: runner.Run) -> dict[str, Any]:
-    first = run.message_requests[0] if run.message_requests else None
+    first = run.first_main
     if first is None:
         return {"sent": None}
     blocks = [b for b in extract.memory_blocks(first) if "/memory/" in b.path]
@@ -147,7 +147,7 @@ def run_case(release: Release, case: Case) -> Outcome:
         out = Outcome("memory-md", case.name, release.version, AGREE, rule=case.rule)
         out.inputs = {"shape": case.name, "title": case.title}
         out.seconds = run.seconds
-        if not run.message_requests:
+        if run.first_main is None:
             out.verdict, out.reason = ERROR, f"Claude Code sent nothing: {tail(run.stderr)}"
             return out
         if report is None:

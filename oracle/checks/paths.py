@@ -125,7 +125,7 @@ def _make_worktree(repo: Path, target: Path) -> None:
 
 def observe_memory_dir(run: runner.Run) -> str | None:
     """The folder the memory prompt of the first main call names."""
-    for request in run.message_requests:
+    for request in run.main_requests:
         section = extract.find_memory_prompt(request)
         if section:
             for match in re.finditer(r"`(/[^`]+/)`", section):
@@ -200,6 +200,14 @@ def run_case(release: Release, case: Case) -> Outcome:
         outcome.workbench = scrub(workbench, root)
         outcome.inputs = scrub(inputs, root)
         outcome.seconds = run.seconds
+        outcome.raw = {
+            "project_root": str(box.project),
+            "cwd": str(cwd),
+            "memory_dir": observed["memory_dir"],
+            "transcripts_folder": Path(observed["transcripts_dir"]).name
+            if observed["transcripts_dir"]
+            else None,
+        }
         _judge(outcome, observed, workbench, run)
         return outcome
 

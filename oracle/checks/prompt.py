@@ -41,11 +41,11 @@ def run_case(release: Release, case: Case) -> Outcome:
         out = Outcome("prompt", case.name, release.version, AGREE, rule=case.rule)
         out.inputs = {"case": case.name, "env": ready.env}
         out.seconds = run.seconds
-        if not run.message_requests:
+        if run.first_main is None:
             out.verdict, out.reason = ERROR, f"Claude Code sent nothing: {tail(run.stderr)}"
             return out
         memory_dir = str(mem) + "/"
-        section = extract.find_memory_prompt(run.message_requests[0])
+        section = extract.find_memory_prompt(run.first_main)
         shape = extract.prompt_shape(section, memory_dir).to_json() if section else None
         out.observed = {"present": shape is not None, "shape": shape}
         paths = runner.workbench(box, ["paths"], env=run.env(), claude_version=release.version)
