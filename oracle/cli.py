@@ -156,7 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--no-write", action="store_true", help="do not rewrite docs and data")
     bis = sub.add_parser("bisect", help="pin the release where each rule changed")
     bis.add_argument("--rule", action="append")
-    bis.add_argument("--prune", action="store_true", help="then delete probe-only installs")
+    bis.add_argument(
+        "--forget", action="append", default=[], help="re-measure this probe on every release"
+    )
+    bis.add_argument(
+        "--prune", action="store_true", help="then uninstall all but the pinned releases"
+    )
     every = sub.add_parser("all", help="bisect, run every check, write the table and data")
     every.add_argument("--jobs", type=int, default=2)
     sub.add_parser("table", help="rewrite docs/compatibility.md and tests/data/oracle")
@@ -177,10 +182,12 @@ def main(argv: list[str] | None = None) -> int:
         write_outputs(default_releases())
         return 0
     if args.command == "bisect":
+        if args.forget:
+            _log(f"forgot {', '.join(args.forget)} in {bisect.forget(set(args.forget))} releases")
         findings = bisect.bisect(only=set(args.rule) if args.rule else None, log=_log)
         _log(f"wrote {bisect.write_findings(findings)}")
         if args.prune:
-            _log(f"pruned {releases.prune(bisect.keep_set(findings) | set(PINNED))}")
+            _log(f"pruned {releases.prune(set(default_releases()))}")
         return 0
     if args.command == "run":
         versions = args.release or default_releases()
@@ -197,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         bisected = time.monotonic()
         run_checks(versions, jobs=args.jobs)
         checked = time.monotonic()
-        releases.prune(bisect.keep_set(findings) | set(versions))
+        # Probe results stay cached; only the releases the checks run are kept installed.
+        releases.prune(set(versions))
         write_outputs(
             versions,
             runtime={

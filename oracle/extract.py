@@ -16,8 +16,9 @@ from typing import Any
 from oracle.fake_api import Request, blocks_text
 
 _REMINDER = "<system-reminder>"
-# The MEMORY.md block names its file; the content runs to the next block or the reminder's end.
-_MEMORY_HEADER = re.compile(r"Contents of (?P<path>/[^\n]*?MEMORY\.md) \([^\n]*\):\n\n")
+# Each instruction file (CLAUDE.md, rules, MEMORY.md) is sent as a block naming its path; the
+# content runs to the next block or the reminder's end.
+_FILE_HEADER = re.compile(r"Contents of (?P<path>/[^\n]*?) \((?P<label>[^\n]*)\):\n\n")
 _MEMORY_ENDS = ("\n\nContents of /", "\n# currentDate", "\n</system-reminder>")
 SUMMARY_PROMPT_MIN_CHARS = 1500
 
@@ -68,24 +69,34 @@ def all_texts(request: Request) -> list[str]:
 
 
 @dataclass(frozen=True)
-class MemoryBlock:
-    """The MEMORY.md block cut out of a request."""
+class FileBlock:
+    """One instruction file as Claude Code sent it (CLAUDE.md, a rule, MEMORY.md)."""
 
     path: str
-    """The MEMORY.md path Claude Code names (its memory folder + MEMORY.md)."""
+    label: str
+    """Claude Code's description of the source, in parentheses after the path."""
     text: str
     """Everything after the header: the loaded content, then any truncation warning."""
 
 
-def memory_blocks(request: Request) -> list[MemoryBlock]:
-    found: list[MemoryBlock] = []
+MemoryBlock = FileBlock
+
+
+def file_blocks(request: Request) -> list[FileBlock]:
+    """Every instruction-file block in the request, in the order Claude Code sent them."""
+    found: list[FileBlock] = []
     for text in all_texts(request):
-        for match in _MEMORY_HEADER.finditer(text):
+        for match in _FILE_HEADER.finditer(text):
             rest = text[match.end() :]
             ends = [i for i in (rest.find(marker) for marker in _MEMORY_ENDS) if i >= 0]
             body = rest[: min(ends)] if ends else rest
-            found.append(MemoryBlock(match.group("path"), body))
+            found.append(FileBlock(match.group("path"), match.group("label"), body))
     return found
+
+
+def memory_blocks(request: Request) -> list[FileBlock]:
+    """The MEMORY.md blocks (auto memory and team memory)."""
+    return [b for b in file_blocks(request) if b.path.endswith("/MEMORY.md")]
 
 
 def split_warning(block_text: str, loaded: str) -> tuple[bool, str]:

@@ -25,7 +25,12 @@ MIN_MAIN_TOOLS = 3
 """Fewer tools than this: a side call (see `oracle.runner.is_main_thread`)."""
 
 MISSING_TOOL = "oracle_probe_missing_tool"
+QUIET_TOOLS = "TodoWrite,TaskCreate,TaskUpdate,TaskList,TaskGet"
+"""Passed to `--disallowedTools`: the todo and task tools bring reminders every few turns
+into the count; without them each probe's count is its usage plus one fixed tool exchange."""
 COOLDOWN_CALLS = 3
+FINAL_USAGE = 3_000
+"""The closing reply's usage: small, as after a compaction, so the session ends calm."""
 SEARCH_CEILING = 2_000_000
 """Spec 08: models without threshold compaction were climbed to 2,000,000 tokens."""
 
@@ -115,7 +120,7 @@ class FiringSearch:
                 self._pending = None
             usage = self._next_probe()
             if usage is None:
-                return Reply.text("Search finished.", usage=usage_total(max(self.lo, 1_000)))
+                return Reply.text("Search finished.", usage=usage_total(FINAL_USAGE))
             self._pending = usage
             # A line of text with each call: newer releases nudge a session whose replies show
             # the user nothing, and that nudge would change the count between probes.

@@ -42,7 +42,12 @@ def _slim(outcome: dict[str, Any]) -> dict[str, Any]:
         observed["probes"] = search.get("probes")
         observed.pop("confirm", None)
     keep["observed"] = observed
-    keep["workbench"] = outcome.get("workbench")
+    workbench = dict(outcome.get("workbench") or {})
+    if isinstance(workbench.get("loaded_content"), str):
+        text = workbench.pop("loaded_content")
+        workbench["loaded_sha256"] = _sha(text)
+        workbench["loaded_units"] = len(text.encode("utf-16-le")) // 2
+    keep["workbench"] = workbench
     if outcome.get("raw"):
         keep["raw"] = outcome["raw"]
     return keep

@@ -26,7 +26,12 @@ def _cell(outcome: dict[str, Any] | None) -> str:
     text = f"{verdict}: {reason}" if reason else verdict
     if rule and outcome["verdict"] == "differ":
         text += f" (rule `{rule}`)"
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _escape(text)
+
+
+def _escape(text: str) -> str:
+    """Table-safe: pipes escaped, `<sandbox>` not taken for an HTML tag."""
+    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def render(
@@ -97,32 +102,20 @@ def _findings_section(findings: dict[str, Any]) -> list[str]:
         + ", ".join(findings["releases_probed"])
         + ". The same findings, machine-readable, are in `tests/data/oracle/rule_changes.json`.",
         "",
-        f"| rule | {lo} | {hi} | last release with the old behaviour | first release with the new |",
-        "|---|---|---|---|---|",
+        f"| rule | {lo} | changes (last release before → first release after: new value) | {hi} |",
+        "|---|---|---|---|",
     ]
     for rule_id, entry in findings["rules"].items():
         old, new = rules.describe(entry["old_value"]), rules.describe(entry["new_value"])
         if not entry["changed"]:
-            out.append(f"| `{rule_id}` {entry['title']} | {old} | {new} | unchanged | unchanged |")
+            out.append(f"| `{rule_id}` {entry['title']} | {old} | unchanged | {new} |")
             continue
-        changes = entry["changes"]
-        first = changes[0]
-        later = ""
-        if len(changes) > 1:
-            later = (
-                " (then "
-                + "; ".join(
-                    f"{rules.describe(c['to'])} from {c['first_after']}"
-                    + ("" if c["exact"] else f" (after {c['last_before']})")
-                    for c in changes[1:]
-                )
-                + ")"
-            )
-        tail = "" if first["exact"] else " (bracket not closed)"
-        out.append(
-            f"| `{rule_id}` {entry['title']} | {old} | {new}{later} | {first['last_before']} | "
-            f"**{first['first_after']}**{tail}: {rules.describe(first['to'])} |"
+        steps = "; ".join(
+            f"{c['last_before']} → **{c['first_after']}**: {rules.describe(c['to'])}"
+            + ("" if c["exact"] else " (not closed: releases between could not be run)")
+            for c in entry["changes"]
         )
+        out.append(f"| `{rule_id}` {entry['title']} | {old} | {steps} | {new} |")
     return out
 
 

@@ -18,12 +18,13 @@ from typing import Any
 from oracle import extract, runner
 from oracle.checks.memory_md import lines, memory_dir_rel
 from oracle.checks.paths import observe_memory_dir
-from oracle.firing import FiringSearch
+from oracle.firing import QUIET_TOOLS, FiringSearch
 from oracle.releases import Release
 
 PROBE_VERSION = 3
+# Scripted probes changed without a version bump keep their other cached probes: delete just
+# their keys from the cache files (see `oracle.bisect.forget`).
 """Bump when a probe changes, so cached probe results are measured again."""
-QUIET_TOOLS = "TodoWrite,TaskCreate,TaskUpdate,TaskList,TaskGet"
 DIR_NAME = "oracle-probe-dir"
 
 
@@ -148,8 +149,10 @@ def probe_nfd(release: Release) -> dict[str, Any]:
     scenario = runner.Scenario(prompt="hello", project=unicodedata.normalize("NFD", "café"))
     with runner.run(release, scenario) as run:
         found = run.transcripts()
+        # Exiting without a session is the observation here, not a failed probe.
         return {
-            "ran": bool(run.message_requests),
+            "ran": not run.timed_out,
+            "session": bool(run.message_requests),
             "folder": found[0].parent.name if found else None,
         }
 
@@ -192,20 +195,39 @@ def probe_reactive(release: Release) -> dict[str, Any]:
         }
 
 
+WARM_UP = 10_000
+"""Each scripted probe starts with a quiet call: newer releases never compact after a
+session's first reply (the `first-response` rule), which would hide a threshold."""
+SCRIPTS = {
+    "first_turn": [170_000, 170_000],
+    "no_threshold": [WARM_UP, 170_000, 400_000],
+    "k_suffix": [WARM_UP, 50_000, 120_000],
+    "window_floor": [WARM_UP, 20_000, 70_000],
+    "opus_5_5": [WARM_UP, 170_000, 900_000, 970_000],
+    "blocking_override": [WARM_UP, 99_000, 101_000],
+}
+
 PROBES: dict[str, Callable[[Release], dict[str, Any]]] = {
     "basic": probe_basic,
     "settings": probe_settings,
     "nfd": probe_nfd,
-    "no_threshold": lambda r: _scripted(r, "claude-sonnet-4-5", [170_000, 400_000]),
+    "first_turn": lambda r: _scripted(r, "claude-sonnet-4-6", SCRIPTS["first_turn"]),
+    "no_threshold": lambda r: _scripted(r, "claude-sonnet-4-5", SCRIPTS["no_threshold"]),
     "k_suffix": lambda r: _scripted(
-        r, "claude-sonnet-4-6", [50_000, 120_000], {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "150k"}
+        r, "claude-sonnet-4-6", SCRIPTS["k_suffix"], {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "150k"}
     ),
     "window_floor": lambda r: _scripted(
-        r, "claude-sonnet-4-6", [20_000, 70_000], {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "50000"}
+        r,
+        "claude-sonnet-4-6",
+        SCRIPTS["window_floor"],
+        {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "50000"},
     ),
-    "opus_5_5": lambda r: _scripted(r, "claude-opus-5-5", [170_000, 900_000, 970_000]),
+    "opus_5_5": lambda r: _scripted(r, "claude-opus-5-5", SCRIPTS["opus_5_5"]),
     "blocking_override": lambda r: _scripted(
-        r, "claude-sonnet-4-6", [99_000, 101_000], {"CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE": "100000"}
+        r,
+        "claude-sonnet-4-6",
+        SCRIPTS["blocking_override"],
+        {"CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE": "100000"},
     ),
     "reactive": probe_reactive,
 }
@@ -235,6 +257,10 @@ def _get(probes: dict[str, Any], name: str, key: str) -> Any:
     return got.get(key) if got.get("ran") else None
 
 
+def _negate(value: Any) -> Any:
+    return None if value is None else not value
+
+
 def _first_fire(probes: dict[str, Any], name: str, script: list[int]) -> Any:
     got = probes.get(name) or {}
     if not got.get("ran"):
@@ -245,6 +271,14 @@ def _first_fire(probes: dict[str, Any], name: str, script: list[int]) -> Any:
         if outcome != "none":
             return f"{outcome} at {usage:,}"
     return "none"
+
+
+def _first_turn(probes: dict[str, Any]) -> Any:
+    got = probes.get("first_turn") or {}
+    if not got.get("ran"):
+        return None
+    first = (got.get("outcomes") or ["?"])[0]
+    return "after the first reply" if first == "compact" else "not before the second reply"
 
 
 def _new_kinds(probes: dict[str, Any], kinds: tuple[str, ...], key: str) -> Any:
@@ -276,7 +310,11 @@ def _nfd(probes: dict[str, Any]) -> Any:
     got = probes.get("nfd") or {}
     if "error" in got:
         return None
-    return "runs" if got.get("ran") else "exits"
+    if "session" not in got:  # results cached before `session` was split out of `ran`
+        return "runs" if got.get("ran") else "exits"
+    if not got.get("ran"):
+        return None  # timed out
+    return "runs" if got["session"] else "exits"
 
 
 def _reactive(probes: dict[str, Any]) -> Any:
@@ -297,44 +335,50 @@ def _prompt(probes: dict[str, Any]) -> Any:
 RULES: tuple[Rule, ...] = (
     Rule("default-model", "the default model", lambda p: _get(p, "basic", "model")),
     Rule(
+        "first-response",
+        "the first reply over the threshold: when auto-compaction can fire",
+        _first_turn,
+        probes=("first_turn",),
+    ),
+    Rule(
         "no-threshold-models",
-        "claude-sonnet-4-5 stops compacting by threshold",
-        lambda p: _first_fire(p, "no_threshold", [170_000, 400_000]),
+        "claude-sonnet-4-5: where it compacts (probes at 170,000 and 400,000)",
+        lambda p: _first_fire(p, "no_threshold", SCRIPTS["no_threshold"]),
         probes=("no_threshold",),
     ),
     Rule(
         "opus-5-5-window",
-        "claude-opus-5-5 gets its 1M window",
-        lambda p: _first_fire(p, "opus_5_5", [170_000, 900_000, 970_000]),
+        "claude-opus-5-5: where it compacts (probes at 170,000, 900,000, 970,000)",
+        lambda p: _first_fire(p, "opus_5_5", SCRIPTS["opus_5_5"]),
         probes=("opus_5_5",),
     ),
     Rule(
         "k-suffix",
-        "CLAUDE_CODE_AUTO_COMPACT_WINDOW=150k means 150,000",
-        lambda p: _first_fire(p, "k_suffix", [50_000, 120_000]),
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW=150k (probes at 50,000 and 120,000)",
+        lambda p: _first_fire(p, "k_suffix", SCRIPTS["k_suffix"]),
         probes=("k_suffix",),
     ),
     Rule(
         "window-floor",
-        "CLAUDE_CODE_AUTO_COMPACT_WINDOW below 100,000 counts as 100,000",
-        lambda p: _first_fire(p, "window_floor", [20_000, 70_000]),
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW=50000 (probes at 20,000 and 70,000)",
+        lambda p: _first_fire(p, "window_floor", SCRIPTS["window_floor"]),
         probes=("window_floor",),
     ),
     Rule(
         "blocking-override-compacts",
-        "CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE with auto-compact on: compaction, not a block",
-        lambda p: _first_fire(p, "blocking_override", [99_000, 101_000]),
+        "CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE=100000, auto-compact on (probes at 99,000, 101,000)",
+        lambda p: _first_fire(p, "blocking_override", SCRIPTS["blocking_override"]),
         probes=("blocking_override",),
     ),
     Rule(
         "crlf-conversion",
-        "MEMORY.md CRLF converted to LF in what loads",
-        lambda p: _get(p, "basic", "index_has_cr"),
+        "MEMORY.md CRLF line ends converted to LF in what loads",
+        lambda p: _negate(_get(p, "basic", "index_has_cr")),
     ),
     Rule(
         "trim-u001f",
-        "a trailing U+001F is trimmed from MEMORY.md",
-        lambda p: _get(p, "basic", "index_has_1f"),
+        "a trailing U+001F trimmed from MEMORY.md",
+        lambda p: _negate(_get(p, "basic", "index_has_1f")),
     ),
     Rule(
         "truncation-warning-detail",
@@ -362,7 +406,12 @@ RULES: tuple[Rule, ...] = (
         _partial,
         probes=("opus_5_5",),
     ),
-    Rule("reactive-compaction", "a 'prompt is too long' error", _reactive, probes=("reactive",)),
+    Rule(
+        "reactive-compaction",
+        "what a 'prompt is too long' error does",
+        _reactive,
+        probes=("reactive",),
+    ),
     Rule(
         "record-kinds-attachment",
         "transcripts gain attachment records",

@@ -4,6 +4,25 @@ A sandbox is a fresh temp folder with its own HOME, CLAUDE_CONFIG_DIR and projec
 nothing of the machine's real configuration is visible to either program. The environment
 is built from scratch (spec 08's list), never inherited, so a developer's own `CLAUDE_*` or
 `ANTHROPIC_*` variables cannot leak into a run.
+
+Everything a later check needs is a field of `Scenario`; `{sandbox}` in any of them becomes
+the sandbox's root. For example, Claude Code wired to the workbench's MCP server and a hook,
+with a CLAUDE.md tree, answering the first call with a call to one of the workbench's tools:
+
+    scenario = Scenario(
+        prompt="what loaded?",
+        args=["--mcp-config", "{sandbox}/mcp.json", "--model", "claude-sonnet-4-6"],
+        sandbox_files={"mcp.json": json.dumps({"mcpServers": {"wb": {"command": "workbench",
+                                                                      "args": ["mcp"]}}})},
+        project_settings={"hooks": {"PreCompact": [{"hooks": [{"type": "command",
+                                                             "command": "workbench hook PreCompact"}]}]}},
+        project_files={"CLAUDE.md": "Use tabs.\n@docs/more.md\n", "docs/more.md": "More.\n"},
+        extra_path=[workbench_bin()],
+        responder=lambda req: Reply.tool_use([("mcp__wb__index", {})]) if ... else None,
+    )
+    with run(release, scenario) as r:
+        blocks = extract.file_blocks(r.first_main)     # the CLAUDE.md files it loaded
+        results = r.main_requests[1].messages[-1]      # the tool result it sent back
 """
 
 from __future__ import annotations
@@ -83,6 +102,9 @@ class Scenario:
     """Written to a file and passed with `--settings`."""
     timeout: float = 90.0
     responder: Responder | None = None
+    extra_path: list[str] = field(default_factory=list)
+    """Folders put first on PATH (e.g. `workbench_bin()`, for hooks and MCP servers that run
+    `workbench ...` from inside the session)."""
 
 
 @dataclass
@@ -152,8 +174,15 @@ class Run:
         return self.workdir or self.sandbox.project
 
 
+def workbench_bin() -> str:
+    """The folder holding this checkout's `workbench` script (the running virtualenv's bin)."""
+    return str(Path(sys.executable).parent)
+
+
 def scenario_env(sandbox: Sandbox, scenario: Scenario, base_url: str) -> dict[str, str]:
     env = base_env(sandbox.home, sandbox.config, base_url)
+    if scenario.extra_path:
+        env["PATH"] = os.pathsep.join([*scenario.extra_path, env["PATH"]])
     for key, value in scenario.env.items():
         if value is None:
             env.pop(key, None)

@@ -6,7 +6,8 @@ Code's (reminders, error messages, the continuation note, prompt snapshots): eac
 by filler of the same length with its whitespace kept, so token estimates and line structure
 survive while none of Claude Code's words do. Bookkeeping records (request shapes and blobs,
 prompt snapshots) are cut to a bounded size: no release counts them as context, so their
-size only has to stay large enough to show a false peak in a reader that does.
+size only has to stay large enough to show a false peak in a reader that does. Texts over
+`TEXT_CAP` are cut too (see there).
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ KEEP_KEYS = frozenset(
 )
 BOOKKEEPING_TYPES = frozenset({"api-request", "api-request-blob", "api-request-shape"})
 BOOKKEEPING_ATTACHMENTS = frozenset({"prompt_snapshot"})
-BOOKKEEPING_CAP = 2_000
+BOOKKEEPING_CAP = 1_000
+TEXT_CAP = 1_000
+"""Longer texts (skill listings, agent listings) are cut: they precede the session's first
+usage, so no firing point depends on their size, and they would make recordings large."""
 SHORT = 24
 """Strings shorter than this are identifiers or labels, not prose; they are kept."""
 OUR_TEXTS = ("go", "hello", "Search finished.", "Probing.")
@@ -127,5 +131,5 @@ def sanitize_transcript(rows: list[dict[str, Any]], sandbox_root: str) -> list[d
             row = _shrink(row)
         elif attachment.get("type") in BOOKKEEPING_ATTACHMENTS:
             row = dict(row, attachment=_shrink(attachment))
-        out.append(_clean(row, None, None))
+        out.append(_clean(row, None, TEXT_CAP))
     return out

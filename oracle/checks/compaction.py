@@ -21,7 +21,7 @@ from typing import Any
 
 from oracle import runner
 from oracle.checks.base import AGREE, DIFFER, ERROR, Case, Check, Outcome, scrub, tail
-from oracle.firing import SEARCH_CEILING, FiringSearch
+from oracle.firing import QUIET_TOOLS, SEARCH_CEILING, FiringSearch
 from oracle.releases import Release
 from oracle.sanitize import sanitize_transcript
 
@@ -110,11 +110,6 @@ def firing(release: Release, case: Case) -> Firing:
         return _memo[key]
 
 
-# The todo and task tools bring periodic reminders (every few turns) into the count; without
-# them each probe's count is its usage plus one fixed tool exchange.
-QUIET_TOOLS = "TodoWrite,TaskCreate,TaskUpdate,TaskList,TaskGet"
-
-
 def _args(case: Case) -> list[str]:
     return ["--model", case.data["model"], "--disallowedTools", QUIET_TOOLS]
 
@@ -144,7 +139,8 @@ def _measure(release: Release, case: Case) -> Firing:
     if search.first_call_compacted:
         script: list[int] = [10_000]
     elif search.hi is None:
-        script = [SEARCH_CEILING]
+        # Not as the session's first reply: newer releases never compact after that one.
+        script = [10_000, SEARCH_CEILING]
     else:
         script = [search.hi - 1, search.hi]
     confirm = FiringSearch(script=list(script))
@@ -168,9 +164,8 @@ def _measure(release: Release, case: Case) -> Firing:
         path = found[0]
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
         result.transcript = summarise_transcript(rows)
-        wb_model = ["--model", case.data["wb_model"]] if case.data.get("wb_model") else []
-        if "[1m]" in case.data["model"]:
-            wb_model = ["--model", case.data["model"]]
+        # A `[1m]` session records the bare model name: the user has to say which it was.
+        wb_model = ["--model", case.data["model"]] if "[1m]" in case.data["model"] else []
         env_run = run.env()
         common = {"env": env_run, "claude_version": release.version}
         gauge = runner.workbench(run.sandbox, ["gauge", str(path), *wb_model], **common)
@@ -272,7 +267,43 @@ def predicted_event(gauge: dict[str, Any], d_wb: int) -> tuple[str | None, int |
     return kind, usage
 
 
+CHECK_SLACK = 16
+"""Claude Code's check may count a few tokens more than the preTokens it records (11 for
+claude-opus-5-5 in 2.1.332): a threshold this far above the recorded count still agrees."""
+
+
 def run_autocompact(release: Release, case: Case) -> Outcome:
+    out = _autocompact(release, case)
+    if out.verdict in (AGREE, DIFFER) and out.workbench.get("thresholds") is not None:
+        out.workbench["threshold_verdict"] = threshold_verdict(out.observed, out.workbench)
+    return out
+
+
+def threshold_verdict(observed: dict[str, Any], workbench: dict[str, Any]) -> str:
+    """Whether the workbench's threshold is where Claude Code acted (its own estimate aside)."""
+    thresholds = workbench.get("thresholds") or {}
+    ac = thresholds.get("autocompact")
+    compacts = ac if workbench.get("auto_compact_enabled") and isinstance(ac, int) else None
+    blocks = thresholds.get("blocking") if isinstance(thresholds.get("blocking"), int) else None
+    event, count = str(observed.get("event")), observed.get("claude_count_at_fire")
+    if event.startswith("none"):
+        ok = (compacts is None or compacts > SEARCH_CEILING) and (
+            blocks is None or blocks > SEARCH_CEILING
+        )
+    elif event == "compacts before the first call":
+        ok = compacts is not None and isinstance(count, int) and compacts <= count
+    elif event == "compact":
+        ok = (
+            compacts is not None and isinstance(count, int) and 0 <= compacts - count <= CHECK_SLACK
+        )
+    elif event == "stop":
+        ok = isinstance(count, int) and blocks == count and (compacts is None or compacts > count)
+    else:
+        ok = False
+    return AGREE if ok else DIFFER
+
+
+def _autocompact(release: Release, case: Case) -> Outcome:
     f = firing(release, case)
     out = Outcome("autocompact", case.name, release.version, AGREE, rule=case.rule)
     out.inputs = {"model": case.data["model"], "env": case.data["env"]}
@@ -334,11 +365,9 @@ def run_autocompact(release: Release, case: Case) -> Outcome:
     derived = False
     if outcome == "stop" and case.name != BASE_CASE:
         # A block records no count; the same model's tool exchange costs the same tokens.
-        base = firing(release, next(c for c in _cases() if c.name == BASE_CASE))
-        base_pre = (base.transcript.get("compactions") or [{}])[-1].get("pre_tokens")
-        base_hi = base.search.get("first_firing_usage")
-        if case.data["model"] == base.case.data["model"] and base_pre and base_hi:
-            d_cc, derived = base_pre - base_hi, True
+        base_d = _base_trailing(release)
+        if case.data["model"] == BASE_MODEL and base_d is not None:
+            d_cc, derived = base_d, True
             out.observed["claude_count_at_fire"] = hi + d_cc
     out.observed["event"] = outcome
     out.observed["claude_trailing_estimate"] = d_cc
@@ -377,11 +406,18 @@ def run_autocompact(release: Release, case: Case) -> Outcome:
     return out
 
 
+def _base_trailing(release: Release) -> int | None:
+    base = firing(release, next(c for c in _cases() if c.name == BASE_CASE))
+    pre = (base.transcript.get("compactions") or [{}])[-1].get("pre_tokens")
+    hi = base.search.get("first_firing_usage")
+    return pre - hi if pre and hi else None
+
+
 def _expected_confirm(search: dict[str, Any]) -> list[str] | None:
     if search["first_call_compacted"]:
         return None
     if search["first_firing_usage"] is None:
-        return ["none"]
+        return ["none", "none"]
     return ["none", search["outcome"]]
 
 
@@ -400,6 +436,7 @@ def _n(value: Any) -> str:
 # --- transcripts ----------------------------------------------------------------------------
 
 BASE_CASE = "sonnet-4-6"
+BASE_MODEL = "claude-sonnet-4-6"
 TRANSCRIPT_CASES = ("sonnet-4-6", "opus-5-5", "sonnet-4-5", "disable-auto", "window-150k")
 
 
@@ -427,6 +464,10 @@ def run_transcripts(release: Release, case: Case) -> Outcome:
     if boundaries and f.search.get("first_firing_usage") and boundaries[-1]["pre_tokens"]:
         d_cc = boundaries[-1]["pre_tokens"] - f.search["first_firing_usage"]
     d_wb = trailing_estimate(f.replay) or 0
+    if d_cc is None and case.name != BASE_CASE:
+        # No compaction recorded a count here: the same tool exchange costs what it cost in
+        # the base case on this release (the workbench's own estimate would hide a false peak).
+        d_cc = _base_trailing(release)
     true_max = max(
         [*(b["pre_tokens"] or 0 for b in boundaries), *(t + (d_cc or d_wb) for t in totals[:-1])]
         or [0]

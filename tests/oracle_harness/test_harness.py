@@ -22,7 +22,7 @@ from oracle.fake_api import FakeAPI, Reply, Request, usage_total  # noqa: E402
 from oracle.firing import FiringSearch  # noqa: E402
 from oracle.sanitize import filler, sanitize_transcript, scrub  # noqa: E402
 
-TOOLS = [{"name": "Bash", "input_schema": {"type": "object"}}]
+TOOLS = [{"name": n, "input_schema": {"type": "object"}} for n in ("Bash", "Read", "Edit")]
 
 
 def _request(messages, tools=TOOLS, index=0) -> Request:
@@ -33,13 +33,17 @@ def _request(messages, tools=TOOLS, index=0) -> Request:
 def test_fake_api_streams_what_the_sdk_expects():
     import anthropic
 
-    with FakeAPI(lambda r: Reply.tool_use([("Nope", {"x": 1})], text="hi", usage=usage_total(1234))) as api:
+    with FakeAPI(
+        lambda r: Reply.tool_use([("Nope", {"x": 1})], text="hi", usage=usage_total(1234))
+    ) as api:
         client = anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0)
         with client.messages.stream(
             model="claude-x", max_tokens=5, messages=[{"role": "user", "content": "q"}]
         ) as stream:
             message = stream.get_final_message()
-        count = client.messages.count_tokens(model="claude-x", messages=[{"role": "user", "content": "q"}])
+        count = client.messages.count_tokens(
+            model="claude-x", messages=[{"role": "user", "content": "q"}]
+        )
     assert [b.type for b in message.content] == ["text", "tool_use"]
     assert message.content[1].input == {"x": 1}
     u = message.usage
@@ -75,7 +79,10 @@ def _simulate(search: FiringSearch, *, threshold: int, trailing: int, kind: str)
         total = sum(reply.usage.values())
         conversation += [
             {"role": "assistant", "content": reply.content},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "e"}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t", "content": "e"}],
+            },
         ]
         if total + trailing >= threshold:
             if kind == "stop":
@@ -87,7 +94,8 @@ def _simulate(search: FiringSearch, *, threshold: int, trailing: int, kind: str)
 
 
 @pytest.mark.parametrize(
-    ("threshold", "kind"), [(167_000, "compact"), (966_000, "compact"), (177_000, "stop"), (64_321, "stop")]
+    ("threshold", "kind"),
+    [(167_000, "compact"), (966_000, "compact"), (177_000, "stop"), (64_321, "stop")],
 )
 def test_search_finds_the_exact_firing_point(threshold, kind):
     search = FiringSearch(hints=(167_000, 177_000))
@@ -108,7 +116,9 @@ def test_search_reports_nothing_up_to_the_ceiling():
 
 
 def test_summary_requests_are_told_apart_from_main_calls():
-    main = _request([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}])
+    main = _request(
+        [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}]
+    )
     reminder = _request([{"role": "user", "content": "<system-reminder>\n" + "r" * 3000}])
     summary = _request(
         [
@@ -146,11 +156,18 @@ def test_sanitised_transcripts_keep_structure_and_lengths_but_no_text():
             "type": "user",
             "uuid": "u-1",
             "cwd": "/tmp/oracle-abc/project",
-            "message": {"role": "user", "content": "A reminder written by someone else, with words."},
+            "message": {
+                "role": "user",
+                "content": "A reminder written by someone else, with words.",
+            },
         },
         {
             "type": "assistant",
-            "message": {"model": "claude-x", "usage": {"input_tokens": 7}, "content": [{"type": "text", "text": "Probing."}]},
+            "message": {
+                "model": "claude-x",
+                "usage": {"input_tokens": 7},
+                "content": [{"type": "text", "text": "Probing."}],
+            },
         },
         {"type": "api-request-shape", "system": ["s" * 50_000]},
     ]
@@ -168,3 +185,43 @@ def test_sanitised_transcripts_keep_structure_and_lengths_but_no_text():
 def test_scrub_replaces_the_sandbox_and_its_sanitised_name():
     value = {"a": ["/tmp/oracle-x_1/p", "-tmp-oracle-x-1-p"]}
     assert scrub(value, "/tmp/oracle-x_1") == {"a": ["<sandbox>/p", "<sandbox-sanitized>-p"]}
+
+
+def test_bisection_pins_every_change_of_every_rule():
+    """A value that changes three times, and one that never changes, over 200 releases."""
+    from oracle import bisect, rules
+
+    versions = [f"2.1.{n}" for n in range(100, 300)]
+    model_changes = {130: "b", 171: "c", 250: "d"}
+
+    def model_at(n: int) -> str:
+        return max(((k, v) for k, v in model_changes.items() if n >= k), default=(0, "a"))[1]
+
+    probed: list[str] = []
+
+    def fake_probe(version: str, names: set[str]) -> dict:
+        probed.append(version)
+        n = int(version.split(".")[-1])
+        return {"basic": {"ran": True, "model": model_at(n), "index_has_cr": True}}
+
+    chosen = {"default-model", "crlf-conversion"}
+    findings = bisect.bisect(versions, only=chosen, log=lambda _m: None, probe_fn=fake_probe)
+    model = findings["rules"]["default-model"]
+    assert [(c["last_before"], c["first_after"], c["to"]) for c in model["changes"]] == [
+        ("2.1.129", "2.1.130", "b"),
+        ("2.1.170", "2.1.171", "c"),
+        ("2.1.249", "2.1.250", "d"),
+    ]
+    assert model["exact"] and model["old_value"] == "a" and model["new_value"] == "d"
+    assert findings["rules"]["crlf-conversion"]["changed"] is False
+    assert len(set(probed)) < 40  # a bisection, not a sweep
+    assert set(rules.RULES_BY_ID) >= chosen
+
+
+def test_side_calls_are_left_to_the_default_answer():
+    """A tool-less call (a small model's title or quota check) must not use up a probe."""
+    search = FiringSearch(script=[5_000, 6_000])
+    search.start_run()
+    assert search.respond(_request([{"role": "user", "content": "t"}], tools=[])) is None
+    reply = search.respond(_request([{"role": "user", "content": "go"}]))
+    assert reply is not None and sum(reply.usage.values()) == 5_000

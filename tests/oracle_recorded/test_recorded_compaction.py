@@ -41,7 +41,11 @@ def _compacts_at(gauge: dict) -> int | None:
     return ac if gauge["auto_compact_enabled"] and isinstance(ac, int) else None
 
 
-@pytest.mark.parametrize("row", cases(FIRINGS))
+def _threshold_verdict(row: dict) -> str:
+    return (row.get("workbench") or {}).get("threshold_verdict", row["verdict"])
+
+
+@pytest.mark.parametrize("row", cases(FIRINGS, verdict_of=_threshold_verdict))
 def test_threshold_is_where_claude_code_fired(row, tmp_path, monkeypatch):
     gauge = _gauge(row, tmp_path, monkeypatch)
     seen = row["observed"]
@@ -88,7 +92,11 @@ def _with_file(rows: list[dict]) -> list[dict]:
 @pytest.mark.parametrize("row", cases(_with_file(TRANSCRIPTS)))
 def test_transcript_reads_back_as_claude_code_recorded(row, tmp_path, monkeypatch):
     project, path = _install(row["release"], row["case"], tmp_path)
-    set_env(monkeypatch, {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]}, row["release"])
+    set_env(
+        monkeypatch,
+        {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]},
+        row["release"],
+    )
     seen = row["observed"]
     sessions = workbench_json(["transcripts"], cwd=project)
     assert len(sessions) == 1
@@ -105,14 +113,22 @@ def test_transcript_reads_back_as_claude_code_recorded(row, tmp_path, monkeypatc
 
 def _firing_rows() -> list:
     by_key = {(r["release"], r["case"]): r for r in FIRINGS}
-    return [by_key[(r["release"], r["case"])] for r in _with_file(TRANSCRIPTS) if (r["release"], r["case"]) in by_key]
+    return [
+        by_key[(r["release"], r["case"])]
+        for r in _with_file(TRANSCRIPTS)
+        if (r["release"], r["case"]) in by_key
+    ]
 
 
 @pytest.mark.parametrize("row", cases(_firing_rows()))
 def test_replay_fires_where_claude_code_did(row, tmp_path, monkeypatch):
     """One token under the point Claude Code held off; at the point it acted: so must we."""
     project, path = _install(row["release"], row["case"], tmp_path)
-    set_env(monkeypatch, {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]}, row["release"])
+    set_env(
+        monkeypatch,
+        {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]},
+        row["release"],
+    )
     model = row["inputs"]["model"]
     extra = ["--model", model] if "[1m]" in model else []
     replay = workbench_json(["replay", str(path), *extra], cwd=project)
@@ -128,8 +144,10 @@ def test_replay_fires_where_claude_code_did(row, tmp_path, monkeypatch):
     elif event.startswith("none"):
         assert replay["unrecorded_fires"] == [] and replay["compactions"] == []
     else:
-        assert replay["compactions"] and replay["compactions"][0]["threshold"] <= (
-            replay["compactions"][0]["recorded_pre_tokens"]
+        assert (
+            replay["compactions"]
+            and replay["compactions"][0]["threshold"]
+            <= (replay["compactions"][0]["recorded_pre_tokens"])
         )
 
 
@@ -137,5 +155,3 @@ def test_recordings_cover_both_releases():
     assert {"2.1.88", "2.1.332"} <= {r["release"] for r in FIRINGS}
     for release in ("2.1.88", "2.1.332"):
         assert any((DATA / "transcripts" / release).glob("*.jsonl"))
-
-

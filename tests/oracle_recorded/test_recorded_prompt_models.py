@@ -19,7 +19,11 @@ MODELS = load("models.json")
 def test_memory_prompt_has_claude_codes_structure(row, tmp_path, monkeypatch):
     project = tmp_path / "project"
     project.mkdir()
-    set_env(monkeypatch, {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]}, row["release"])
+    set_env(
+        monkeypatch,
+        {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]},
+        row["release"],
+    )
     paths = workbench_json(["paths"], cwd=project)
     seen = row["observed"]
     assert paths["auto_memory_enabled"] == seen["present"]
@@ -39,7 +43,11 @@ def test_model_and_output_limit_match(row, tmp_path, monkeypatch):
     model = row["inputs"]["model"]
     project = tmp_path / "project"
     project.mkdir()
-    set_env(monkeypatch, {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]}, row["release"])
+    set_env(
+        monkeypatch,
+        {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), **row["inputs"]["env"]},
+        row["release"],
+    )
     transcript = minimal_transcript(tmp_path / "session.jsonl", model)
     got = workbench_json(["gauge", str(transcript)], cwd=project)
     assert got["model"] == row["observed"]["model"]
