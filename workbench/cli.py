@@ -14,7 +14,12 @@ import sys
 from collections.abc import Sequence
 
 from workbench import __version__
-from workbench.commands.common import ExitCode, add_common_options, fail
+from workbench.commands.common import (
+    ExitCode,
+    WorkbenchArgumentParser,
+    add_common_options,
+    fail,
+)
 
 FRONT_MODULE = "workbench.commands.front"
 COMMAND_MODULES = (
@@ -54,9 +59,9 @@ def first_command(argv: Sequence[str]) -> str | None:
 
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     """The parser with the commands of `modules` (all of them by default)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = WorkbenchArgumentParser(add_help=False)
     add_common_options(common)
-    parser = argparse.ArgumentParser(
+    parser = WorkbenchArgumentParser(
         prog="workbench",
         description="See, edit and trust Claude Code's memory. Without a command, opens the app.",
         parents=[common],

@@ -8,7 +8,18 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, add_command, emit, open_engine, wants_json, warn
+from workbench.commands.common import (
+    ExitCode,
+    add_command,
+    add_session_arguments,
+    emit,
+    escape,
+    open_engine,
+    plain,
+    resolve_session,
+    wants_json,
+    warn,
+)
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -23,10 +34,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     add("transcripts", run_transcripts, "list this project's sessions, newest first")
 
     gauge = add("gauge", run_gauge, "how full the context is, on Claude Code's threshold ladder")
-    gauge.add_argument("transcript", metavar="TRANSCRIPT", nargs="?", help="a .jsonl file")
-    which = gauge.add_mutually_exclusive_group()
-    which.add_argument("--session", metavar="ID", help="a session of this project (or a prefix)")
-    which.add_argument("--latest", action="store_true", help="the newest session (the default)")
+    add_session_arguments(gauge)
     gauge.add_argument("--model", metavar="M", help="judge against this model's limits")
     gauge.add_argument("--follow", action="store_true", help="keep watching; one line per change")
     gauge.add_argument(
@@ -50,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     preview = add(
         "compact-preview", run_compact_preview, "what each kind of compaction would do, now"
     )
-    preview.add_argument("transcript", metavar="TRANSCRIPT", help="a .jsonl file or session id")
+    add_session_arguments(preview)
     preview.add_argument(
         "--session-memory", metavar="FILE", help="session notes (default: the session's own)"
     )
@@ -86,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     notes.add_argument("--dry-run", action="store_true", help="update: show the request only")
 
     replay = add("replay", run_replay, "every API call's context size and where compaction fires")
-    replay.add_argument("transcript", metavar="TRANSCRIPT", help="a .jsonl file or session id")
+    add_session_arguments(replay)
     replay.add_argument("--model", metavar="M")
     replay.add_argument("--no-turns", action="store_true", help="leave out the per-call list")
 
@@ -103,7 +111,7 @@ def run_transcripts(args: argparse.Namespace) -> int:
         from rich.table import Table
 
         if not sessions:
-            con.print(f"No sessions in {engine.context.transcripts_dir}")
+            con.print(f"No sessions in {engine.context.transcripts_dir}", markup=False)
             return
         table = Table(box=None, pad_edge=False)
         table.add_column("session", no_wrap=True, min_width=8)
@@ -121,7 +129,7 @@ def run_transcripts(args: argparse.Namespace) -> int:
                 f"{s.messages:,}",
                 f"{s.context_tokens:,}",
                 str(s.compactions),
-                _cut(s.title or "", room),
+                plain(_cut(s.title or "", room)),
             )
         con.print(table)
 
@@ -137,19 +145,12 @@ def _cut(text: str, width: int) -> str:
 
 
 def run_gauge(args: argparse.Namespace) -> int:
-    if args.transcript and (args.session or args.latest):
-        raise UserInputError("give a TRANSCRIPT, --session or --latest, not more than one")
     engine = open_engine(args)
     service = engine.context
+    path = resolve_session(engine, args)
     if args.follow:
-        return _follow(args, engine)
-    report = service.gauge(
-        args.transcript,
-        session=args.session,
-        latest=args.latest,
-        model=args.model,
-        betas=tuple(args.beta),
-    )
+        return _follow(args, engine, path)
+    report = service.gauge(str(path), model=args.model, betas=tuple(args.beta))
     data = report.to_json()
     if args.measure:
         measured = service.measure(
@@ -162,10 +163,8 @@ def run_gauge(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _follow(args: argparse.Namespace, engine: Any) -> int:
-    follower = engine.context.follower(
-        args.transcript, session=args.session, latest=args.latest, model=args.model
-    )
+def _follow(args: argparse.Namespace, engine: Any, path: Any) -> int:
+    follower = engine.context.follower(str(path), model=args.model)
     limit = args.updates  # hidden: stop after N readings (tests, scripts)
     printed = [0]
 
@@ -189,7 +188,7 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
     from rich.table import Table
 
     t = report.thresholds
-    con.print(f"[bold]{report.transcript}[/bold]")
+    con.print(f"[bold]{escape(str(report.transcript))}[/bold]")
     con.print(
         f"model {report.model} ({report.model_source}) · window {t.context_window:,} "
         f"({t.context_window_source}) · max output {t.max_output_tokens:,} · "
@@ -237,14 +236,16 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
         )
         con.print(f"compactions: {listed}")
     for override in t.overrides:
-        con.print(f"env {override.name}={override.value}: {override.effect or 'no effect'}")
+        con.print(
+            f"env {override.name}={override.value}: {override.effect or 'no effect'}", markup=False
+        )
     if measurements:
         con.print(
             "measured: "
             + ", ".join(f"{k} {v:,}" for k, v in measurements.items() if isinstance(v, int))
         )
     for problem in report.problems:
-        con.print(f"note: {problem}")
+        con.print(f"note: {problem}", markup=False)
 
 
 # --- statusline -------------------------------------------------------------------------
@@ -275,7 +276,7 @@ def run_statusline(args: argparse.Namespace) -> int:
 def run_compact_preview(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     service = engine.context
-    path = service.resolve_transcript(args.transcript)
+    path = resolve_session(engine, args)
     preview = service.compact_preview(
         str(path),
         session_memory_file=args.session_memory,
@@ -291,7 +292,10 @@ def run_compact_preview(args: argparse.Namespace) -> int:
         sm = preview.session_memory
         full = preview.full
         micro = preview.microcompact
-        con.print(f"[bold]{path}[/bold]  ({preview.messages:,} messages since the last boundary)")
+        con.print(
+            f"[bold]{escape(str(path))}[/bold]  ({preview.messages:,} messages since the "
+            "last boundary)"
+        )
         con.print(
             f"pre-compaction tokens {preview.pre_tokens:,} · auto-compact threshold "
             f"{preview.threshold:,} · {'would' if preview.would_autocompact else 'would not'} "
@@ -301,16 +305,16 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             f"Claude Code would use: [bold]{preview.chosen.replace('_', '-')}[/bold] compaction"
         )
         con.print("\n[bold]Session-memory compaction[/bold]")
-        con.print(f"  {sm.reason}")
+        con.print(f"  {sm.reason}", markup=False)
         if sm.keep_start_index is not None:
             con.print(
                 f"  keeps {sm.kept_messages} message(s) from {sm.keep_start_uuid} · "
                 f"{sm.kept_tokens:,} tokens kept · {sm.post_compact_tokens:,} after"
             )
         for note in sm.adjustments:
-            con.print(f"  {note}")
+            con.print(f"  {note}", markup=False)
         if sm.truncated_sections:
-            con.print("  sections cut: " + ", ".join(sm.truncated_sections))
+            con.print("  sections cut: " + ", ".join(sm.truncated_sections), markup=False)
         con.print("\n[bold]Full compaction[/bold]")
         con.print(
             f"  summarises {full.summarized_messages:,} message(s) · request ≈ "
@@ -324,13 +328,18 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             )
         for f in preview.files.files:
             mark = "+" if f.included else "-"
-            con.print(f"  {mark} {f.path}  {f.tokens:,} tokens  ({f.reason}, {f.source})")
+            con.print(
+                f"  {mark} {f.path}  {f.tokens:,} tokens  ({f.reason}, {f.source})", markup=False
+            )
         for s in preview.skills:
-            con.print(f"  {'+' if s.included else '-'} skill {s.name}  {s.tokens:,} tokens")
+            con.print(
+                f"  {'+' if s.included else '-'} skill {s.name}  {s.tokens:,} tokens", markup=False
+            )
         con.print("\n[bold]Time-based micro-compaction[/bold]")
         con.print(
             f"  would clear {micro.tool_results_cleared} tool result(s), saving "
-            f"{micro.tokens_saved:,} tokens · {micro.reason}"
+            f"{micro.tokens_saved:,} tokens · {micro.reason}",
+            markup=False,
         )
         con.print("\n[bold]Survival check[/bold]")
         survival = preview.survival
@@ -342,7 +351,7 @@ def run_compact_preview(args: argparse.Namespace) -> int:
                 i.value + ("" if i.kept is None else (" ✓" if i.kept else " ✗")) for i in items[:8]
             )
             more = f" (+{len(items) - 8} more)" if len(items) > 8 else ""
-            con.print(f"  {kind}: {shown}{more}")
+            con.print(f"  {kind}: {shown}{more}", markup=False)
 
     emit(args, data, human)
     return ExitCode.OK
@@ -370,7 +379,7 @@ def run_session_memory(args: argparse.Namespace) -> int:
     def human(con: Console) -> None:
         from rich.table import Table
 
-        con.print(f"[bold]{report.path}[/bold]")
+        con.print(f"[bold]{escape(str(report.path))}[/bold]")
         if not report.exists:
             con.print("no session notes yet")
             return
@@ -385,13 +394,13 @@ def run_session_memory(args: argparse.Namespace) -> int:
         table.add_column("tokens", justify="right")
         table.add_column("")
         for s in report.sections:
-            table.add_row(s.header, f"{s.tokens:,}", "over 2,000" if s.over_limit else "")
+            table.add_row(plain(s.header), f"{s.tokens:,}", "over 2,000" if s.over_limit else "")
         con.print(table)
         if report.trigger is not None:
             points = report.trigger.points
             con.print(f"updates would fire after {len(points)} response(s)")
             for p in points:
-                con.print(f"  {p.uuid}  {p.tokens:,} tokens  ({p.reason})")
+                con.print(f"  {p.uuid}  {p.tokens:,} tokens  ({p.reason})", markup=False)
 
     emit(args, data, human)
     return ExitCode.OK
@@ -403,22 +412,51 @@ def run_session_memory(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     service = engine.context
-    path = service.resolve_transcript(args.transcript)
+    path = resolve_session(engine, args)
     report = service.replay(path, model=args.model)
     data = report.to_json(include_turns=not args.no_turns)
 
     def human(con: Console) -> None:
-        con.print(f"[bold]{path}[/bold]")
+        from rich.table import Table
+
+        con.print(f"[bold]{escape(str(path))}[/bold]")
         con.print(
             f"{len(report.turns)} API calls · peak {report.peak:,} · now {report.final_tokens:,} "
-            f"· auto-compact at {report.thresholds.autocompact:,} ({report.model})"
+            f"· auto-compact at {report.thresholds.autocompact:,} ({report.model})",
+            markup=False,
         )
+        if report.turns and not args.no_turns:
+            table = Table(box=None, pad_edge=False)
+            for heading in ("call", "line", "time", "estimated", "reported", "output", "marks"):
+                justify = "right" if heading not in ("time", "marks") else "left"
+                table.add_column(heading, justify=justify, no_wrap=True)
+            segment = 0
+            for number, turn in enumerate(report.turns, 1):
+                marks = []
+                if turn.segment != segment:
+                    marks.append("after a compaction")
+                    segment = turn.segment
+                if turn.above_autocompact:
+                    marks.append("past auto-compact")
+                elif turn.above_warning:
+                    marks.append("past warning")
+                table.add_row(
+                    str(number),
+                    str(turn.line),
+                    (turn.timestamp or "")[:19].replace("T", " "),
+                    f"{turn.estimated_before:,}",
+                    f"{turn.context_tokens:,}",
+                    f"{turn.output_tokens:,}",
+                    ", ".join(marks),
+                )
+            con.print(table)
         for c in report.compactions:
             verdict = {True: "agrees", False: "disagrees", None: "-"}[c.agrees]
             recorded = f"{c.recorded_pre_tokens:,}" if c.recorded_pre_tokens is not None else "?"
             con.print(
                 f"  {c.trigger} compaction at line {c.line}: recorded {recorded}, replay "
-                f"{c.estimated_pre_tokens:,} → {verdict}: {c.note}"
+                f"{c.estimated_pre_tokens:,} → {verdict}: {c.note}",
+                markup=False,
             )
         for p in report.unrecorded_fires:
             con.print(

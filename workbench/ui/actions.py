@@ -127,8 +127,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "undo_change",
         "Undo",
         "Memory: Undo last change",
-        "Restore what the workbench's last change replaced",
+        "Undo the newest change; press again to go further back",
         show=True,
+    ),
+    ActionSpec(
+        "redo-change",
+        "U,ctrl+y",
+        "redo_change",
+        "Redo",
+        "Memory: Redo",
+        "Re-apply the change the last undo reversed",
     ),
     ActionSpec(
         "filter-memories",

@@ -29,6 +29,7 @@ from workbench.ui.themes import (
 
 if TYPE_CHECKING:
     from textual.command import Provider
+    from textual.notifications import SeverityLevel
 
     from workbench.engine import Engine
     from workbench.ui.screens.main import MainScreen
@@ -89,6 +90,19 @@ class WorkbenchApp(App[None]):
         """Theme files that failed to load, and a missing configured theme."""
         self._theme_folders = list(theme_folders(settings) if theme_dirs is None else theme_dirs)
         self._register_themes()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Toasts carry file names, memory text and error messages: never read as markup
+        (a `[n0]` in a name would vanish, a `[/]` would raise), whatever the caller asked."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def now_ms(self) -> float:
         """The clock ages are measured against (fixed in tests so snapshots do not drift)."""

@@ -127,10 +127,17 @@ def test_save_without_index_and_duplicate_names(sample_engine):
         type="user", name="Timezone", description="Works from Berlin", body="CET", index=False
     )
     assert store.index_path().read_bytes() == index_before and first.index_line is None
-    second = store.save(
+    again = store.save(
         type="user", name="Timezone", description="Works from Berlin", body="CET", index=False
     )
-    assert second.path == "user_timezone_2.md"
+    assert again.path == first.path and again.unchanged and again.history_ids == ()
+    second = store.save(
+        type="user", name="Timezone", description="Works from Munich", body="CET", index=False
+    )
+    assert second.path == "user_timezone_2.md" and not second.unchanged
+    assert second.notes == (
+        "user_timezone.md already exists, so this memory was saved as user_timezone_2.md",
+    )
     with pytest.raises(UserInputError):
         store.save(type="user", name="T", description="d", body="b", file=first.path)
     store.save(type="user", name="T", description="d2", body="b", file=first.path, replace=True)
@@ -200,10 +207,13 @@ def test_remove_deletes_index_lines_and_undo_restores_both(sample_engine):
     assert not (store.root / "feedback_pnpm.md").exists()
     assert "feedback_pnpm.md" not in store.index_path().read_text(encoding="utf-8")
     undone = engine.history.undo()
-    assert len(undone) == 2
+    assert [(e.effect, e.path) for e in undone.entries] == [
+        ("reverted", str(store.index_path())),
+        ("restored", str(store.root / "feedback_pnpm.md")),
+    ]
     assert (store.root / "feedback_pnpm.md").read_bytes() == file_bytes
     assert store.index_path().read_bytes() == index_bytes
-    engine.history.undo()  # undoing the undo deletes again
+    engine.history.redo()  # redo deletes again
     assert not (store.root / "feedback_pnpm.md").exists()
 
 

@@ -39,8 +39,8 @@ HOSTILE_KEYS = [
 
 
 def _tree(root: Path, skip: Path) -> dict[str, bytes | str]:
-    """Every file and link under root (except `skip` and the sync state), with contents or
-    link targets."""
+    """Every file and link under root (except `skip`, the sync state and the workbench's
+    write lock beside MEMORY.md), with contents or link targets."""
     out: dict[str, bytes | str] = {}
     skipped = (skip, root / "state")
     for folder, dirs, files in os.walk(root):
@@ -50,6 +50,8 @@ def _tree(root: Path, skip: Path) -> dict[str, bytes | str]:
             continue
         for name in dirs + files:
             path = Path(folder, name)
+            if name == ".workbench.lock":
+                continue
             if path.is_symlink():
                 out[str(path)] = "-> " + os.readlink(path)
             elif path.is_file():

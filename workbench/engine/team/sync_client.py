@@ -24,6 +24,7 @@ from workbench.engine.team.sync_local import Scanner, read_local_entries
 from workbench.engine.team.sync_models import (
     KeyState,
     LocalSnapshot,
+    Overwrite,
     PullResult,
     PushResult,
     SkippedKey,
@@ -392,6 +393,7 @@ class TeamSyncClient:
         uploaded: list[str] = []
         batches_sent = 0
         conflict_retries = 0
+        guard = _OverwriteGuard(self)
 
         def finish(status: str, error: SyncError | None = None) -> PushResult:
             return PushResult(
@@ -404,6 +406,7 @@ class TeamSyncClient:
                 skipped_too_large=local.skipped_too_large,
                 max_entries=self.state.server_max_entries,
                 error=error,
+                overwritten=tuple(guard.done),
             )
 
         for attempt in range(MAX_CONFLICT_RETRIES + 1):
@@ -426,6 +429,7 @@ class TeamSyncClient:
                     uploaded.extend(batch)
                     if put.checksum:
                         self.state.last_known_checksum = put.checksum
+                    await guard.replaced(batch, local)
                     continue
                 if put.conflict:
                     conflict = True
@@ -454,6 +458,7 @@ class TeamSyncClient:
             probe = await self.fetch_hashes()
             if isinstance(probe, SyncError):
                 return finish("error", probe)
+            await guard.probed(local, probe.entry_checksums)
             self.state.server_checksums = dict(probe.entry_checksums)
             self.state.last_known_checksum = probe.checksum
             conflict_retries += 1
@@ -532,6 +537,62 @@ class TeamSyncClient:
                     conflict["resolved"] = True
 
 
+class _OverwriteGuard:
+    """Local wins, but never silently: after a 412 the hash probe shows which files a
+    teammate changed since we last agreed on them; their versions are fetched once, and when
+    the retried PUT replaces one it is recorded (sync state) and kept in local history, so
+    undoing that entry brings their version back."""
+
+    def __init__(self, client: TeamSyncClient) -> None:
+        self.client = client
+        self.at_risk: dict[str, str] = {}
+        """Key → the teammate's hash the next PUT would replace."""
+        self.theirs: dict[str, bytes] = {}
+        self.done: list[Overwrite] = []
+
+    async def probed(self, local: LocalSnapshot, server_hashes: Mapping[str, str]) -> None:
+        state = self.client.state
+        for key, mine in local.hashes.items():
+            theirs = server_hashes.get(key)
+            if theirs is None or theirs == mine or theirs == state.last_synced.get(key):
+                self.at_risk.pop(key, None)
+                continue  # nothing of theirs to lose: absent, identical, or ours is newer
+            self.at_risk[key] = theirs
+        missing = [key for key in self.at_risk if key not in self.theirs]
+        if missing and self.client.history is not None:
+            fetched = await self.client._get_once(None)
+            entries = fetched.data.entries if fetched.data is not None else {}
+            for key in missing:
+                if key in entries:
+                    self.theirs[key] = _well_formed(entries[key]).encode("utf-8")
+
+    async def replaced(self, batch: Mapping[str, str], local: LocalSnapshot) -> None:
+        for key in [k for k in batch if k in self.at_risk]:
+            server_hash = self.at_risk.pop(key)
+            history_id = await asyncio.to_thread(self._keep, key)
+            overwrite = Overwrite(key, now_iso(), server_hash, local.hashes[key], history_id)
+            self.done.append(overwrite)
+            self.client.state.record_overwrite(overwrite.to_json())
+
+    def _keep(self, key: str) -> str | None:
+        history, theirs = self.client.history, self.theirs.get(key)
+        if history is None or theirs is None:
+            return None
+        path = Path(self.client.team_dir) / key
+        try:
+            mine = path.read_bytes()
+        except OSError:
+            return None
+        entry = history.record(
+            path,
+            theirs,
+            mine,
+            "sync-overwrite",
+            note=f"a push replaced the teammate's version on {self.client.repo}; undo restores it",
+        )  # no group: each file's version can be restored on its own
+        return entry.id
+
+
 def build_status(
     server: str | None, repo: str, team_dir: str, state: SyncState, local: LocalSnapshot
 ) -> SyncStatus:
@@ -566,6 +627,9 @@ def build_status(
         suppressed_reason=state.push_suppressed_reason,
         conflicts=tuple(state.conflicts),
         history=tuple(reversed(state.history)),
+        overwrites=tuple(
+            o for o in map(Overwrite.from_json, reversed(state.overwrites)) if o is not None
+        ),
     )
 
 

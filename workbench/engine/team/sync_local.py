@@ -91,7 +91,9 @@ def read_local_entries(
         found = scan(text)
         if found:
             first = found[0]
-            secrets.append(SkippedSecret(key, first.rule_id, first.label))
+            rule_ids = tuple(dict.fromkeys(m.rule_id for m in found))
+            labels = tuple(dict.fromkeys(m.label for m in found))
+            secrets.append(SkippedSecret(key, first.rule_id, first.label, rule_ids, labels))
             continue
         entries[key] = text
         hashes[key] = "sha256:" + digest

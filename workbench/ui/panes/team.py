@@ -350,8 +350,11 @@ def held_back_content(report: TeamSyncReport) -> Content:
                 ("✖ ", "$text-error"),
                 (secret.path, "bold"),
                 "  ",
-                (secret.rule_id, "$text-error"),
-                (f"  {secret.label}: holds a secret, never pushed", "$foreground-muted"),
+                (", ".join(secret.rule_ids or (secret.rule_id,)), "$text-error"),
+                (
+                    f"  {', '.join(secret.all_labels)}: holds a secret, never pushed",
+                    "$foreground-muted",
+                ),
             )
         )
     for path in status.skipped_too_large:

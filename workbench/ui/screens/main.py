@@ -728,17 +728,24 @@ class MainScreen(Screen[None]):
         self._run_change("rename", rename)
 
     def action_undo_change(self) -> None:
-        """Undo the workbench's most recent change."""
+        """Undo the newest change still in effect; again to walk further back."""
+        self._run_change("undo", lambda: self._undo_outcome("undo"))
+
+    def action_redo_change(self) -> None:
+        """Re-apply the change the last undo reversed."""
+        self._run_change("redo", lambda: self._undo_outcome("redo"))
+
+    def _undo_outcome(self, kind: str) -> ChangeOutcome:
         history = self.workbench.engine.history
         memory_dir = self.workbench.engine.locations.memory_dir
-
-        def undo() -> ChangeOutcome:
-            undone = history.undo()
-            names = sorted({os.path.relpath(e.path, memory_dir) for e in undone})
-            what = ", ".join(names) if names else "nothing"
-            return ChangeOutcome(f"undid the last change ({what})", undo_hint=False)
-
-        self._run_change("undo", undo)
+        result = history.undo() if kind == "undo" else history.redo()
+        said = result.lines(lambda path: os.path.relpath(path, memory_dir))
+        summary = f"{kind} of {result.action}: " + (", ".join(said) or "files already matched")
+        # Select a file that is still there, so the viewer shows what the tree highlights.
+        kept = [e.path for e in result.entries if e.after is not None]
+        names = [os.path.relpath(p, memory_dir) for p in kept if p.endswith(".md")]
+        select = next((n for n in names if os.path.basename(n) != "MEMORY.md"), None)
+        return ChangeOutcome(summary, select=select, undo_hint=False)
 
     def _fix(self, verb: str, run: Callable[[bool], int], noun: str) -> None:
         team = self.show_team_index

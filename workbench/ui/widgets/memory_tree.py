@@ -203,6 +203,10 @@ class MemoryTree(Tree[NodeData]):
 
     # --- rendering ---------------------------------------------------------------------
 
+    def process_label(self, label: str | Text) -> Text:
+        # Labels are file names and counts: `note[n0].md` is a name, not a style tag.
+        return super().process_label(Text(label) if isinstance(label, str) else label)
+
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Leaves are padded to the widget's width, so measuring each one (which Tree does for
         # every line when it lays out) would render 10,000 labels for nothing.
