@@ -132,6 +132,12 @@ def _safe_run(check: Any, case: Any, release: releases.Release) -> Outcome:
 
 def write_outputs(versions: list[str], runtime: dict[str, float] | None = None) -> None:
     results = load_results(versions)
+    stamp = releases.cache_root() / "results" / "runtime.json"
+    if runtime is not None:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(json.dumps(runtime), encoding="utf-8")
+    elif stamp.exists():
+        runtime = json.loads(stamp.read_text(encoding="utf-8"))
     findings = None
     if bisect.FINDINGS.exists():
         findings = json.loads(bisect.FINDINGS.read_text(encoding="utf-8"))

@@ -7,12 +7,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from oracle import rules
+from oracle import releases, rules
 from oracle.checks import CHECKS
 from oracle.releases import version_key
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "compatibility.md"
 MARK = {"agree": "agree", "differ": "**differ**", "error": "error", "n/a": "n/a"}
+
+
+def _how(version: str) -> str:
+    found = releases.locate(version)
+    if found is None:
+        return "not installed now"
+    return "native binary" if found.native else "cli.js under node"
 
 
 def _cell(outcome: dict[str, Any] | None) -> str:
@@ -52,22 +59,28 @@ def render(
         "changed (see the bisection below). *n/a*: the release does not expose the behaviour.",
         "",
         f"Last run: {dt.date.today().isoformat()}; releases: "
-        + ", ".join(f"{v}" for v in versions)
+        + ", ".join(f"{v} ({_how(v)})" for v in versions)
         + ".",
     ]
     if runtime:
         lines.append(
-            "Runtime: "
+            "Runtime of the last `make oracle`: "
             + ", ".join(f"{name} {seconds / 60:.1f} min" for name, seconds in runtime.items())
-            + "."
+            + " (probe results cached; with an empty cache the bisection installs and probes"
+            " each release it needs, about 20 s a release on a loaded 2-core machine)."
         )
     lines += ["", "## Summary", "", "| check | " + " | ".join(versions) + " |"]
     lines.append("|---|" + "---|" * len(versions))
     for name, check in CHECKS.items():
         row = [f"{name}: {check.title}"]
         for v in versions:
-            counts = Counter(o["verdict"] for o in results[v] if o["check"] == name)
-            row.append(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "—")
+            rows = [o for o in results[v] if o["check"] == name]
+            counts = Counter(o["verdict"] for o in rows)
+            cell = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "—"
+            thresholds = Counter((o.get("workbench") or {}).get("threshold_verdict") for o in rows)
+            if name == "autocompact" and thresholds.get("agree"):
+                cell += f" (the threshold itself agrees in {thresholds['agree']})"
+            row.append(cell)
         lines.append("| " + " | ".join(row) + " |")
     if findings:
         lines += _findings_section(findings)

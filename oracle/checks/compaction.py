@@ -66,6 +66,7 @@ def _cases() -> list[Case]:
             "blocking-override-auto-on",
             "claude-sonnet-4-6",
             {"CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE": "100000"},
+            rule="blocking-override-compacts",
         ),
         _case("sonnet-4-5-window-200000", "claude-sonnet-4-5", {W: "200000"}, rule=no_threshold),
         _case("sonnet-4-5-pct-50", "claude-sonnet-4-5", {PCT: "50"}, rule=no_threshold),

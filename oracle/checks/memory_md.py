@@ -102,7 +102,6 @@ def shapes() -> dict[str, tuple[str, str | bytes]]:
 def _cases() -> list[Case]:
     rules = {
         "crlf-small": "crlf-conversion",
-        "crlf-at-limit": "crlf-conversion",
         "trailing-1f": "trim-u001f",
         "lines-250": "truncation-warning-detail",
         "length-30k": "truncation-warning-detail",
@@ -226,6 +225,11 @@ def judge(out: Outcome) -> None:
         problems.append(
             f"Claude Code {'warns' if seen['warning'] else 'does not warn'}, "
             f"the workbench {'warns' if wb['warning'] else 'does not'}"
+        )
+    if problems and out.inputs.get("shape") == "crlf-at-limit":
+        problems.append(
+            "Claude Code counts each CR toward the 25,000-unit limit, the workbench drops them "
+            "before it counts"
         )
     if problems:
         out.verdict, out.reason = DIFFER, "; ".join(problems)
