@@ -144,6 +144,9 @@ def bisect(
         for track in tracks:
             if set(track.rule.probes) <= set(data):
                 track.values[index] = track.rule.value(data)
+        if probe_fn is None and index not in (0, len(versions) - 1):
+            # ~400 MB a release: a probed one is not needed again (its results are cached).
+            releases.uninstall(versions[index])
 
     def warm(index: int) -> None:
         if (
@@ -196,6 +199,9 @@ def bisect(
         steps += 1
         log(f"  {versions[mid]}: " + ", ".join(_mark(t, mid) for _, a, b, t in gaps if a < mid < b))
     prefetch.shutdown(wait=True)
+    for index in pending:  # installed ahead but never needed
+        if index not in results:
+            releases.uninstall(versions[index])
     return _findings(versions, tracks, results)
 
 

@@ -149,6 +149,10 @@ def install(version: str) -> Release:
     return found
 
 
+def uninstall(version: str) -> None:
+    shutil.rmtree(cache_root() / version, ignore_errors=True)
+
+
 def prune(keep: set[str]) -> list[str]:
     """Remove cached releases not in `keep` (the bisection's probes take ~400 MB each)."""
     removed = []
