@@ -452,7 +452,9 @@ def _transcript_cases() -> list[Case]:
 def run_transcripts(release: Release, case: Case) -> Outcome:
     source = next(c for c in _cases() if c.name == case.name)
     f = firing(release, source)
-    out = Outcome("transcripts", case.name, release.version, AGREE, rule="transcript-record-kinds")
+    out = Outcome(
+        "transcripts", case.name, release.version, AGREE, rule="record-kinds-prompt-snapshot"
+    )
     out.inputs = {"model": case.data["model"], "env": case.data["env"]}
     out.seconds = 0.0
     if f.error or f.gauge is None or f.replay is None or f.sessions is None:
