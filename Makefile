@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help run demo test bench lint format clean snap-update
+.PHONY: help run demo test bench lint format clean snap-update oracle
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -31,9 +31,12 @@ test: $(STAMP)  ## run the test suite
 bench: $(STAMP)  ## run the benchmarks (one line per figure)
 	@for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
+oracle: $(STAMP)  ## real Claude Code releases from npm vs the workbench (minutes; writes docs/compatibility.md)
+	$(BIN)/python -m oracle all
+
 lint: $(STAMP)  ## ruff lint and format check
-	$(BIN)/ruff check workbench tests benchmarks
-	$(BIN)/ruff format --check workbench tests benchmarks
+	$(BIN)/ruff check workbench tests benchmarks oracle
+	$(BIN)/ruff format --check workbench tests benchmarks oracle
 
 format: $(STAMP)  ## apply ruff formatting and import sorting
 	$(BIN)/ruff check --fix workbench tests benchmarks
