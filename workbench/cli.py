@@ -108,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args))
     except KeyboardInterrupt:
+        # ctrl+c: the work stopped where it was (nothing half-written); say so on one line.
+        sys.stderr.write(("\n" if sys.stderr.isatty() else "") + "workbench: cancelled\n")
+        sys.stderr.flush()
         return 130
     except BrokenPipeError:
         # A closed pipe (`workbench ls | head`) is not an error worth a message.

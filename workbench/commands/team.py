@@ -478,12 +478,17 @@ def _ask_labels(path: str, baseline: Baseline, items: Sequence[AuditItem]) -> Ba
 
 def run_redact(args: argparse.Namespace) -> int:
     engine = open_engine(args)
-    result = engine.team.redact_file(args.path)
+    if args.path == "-":
+        result = engine.team.redact_text(_read_stdin())
+        shown = STDIN_NAME
+    else:
+        result = engine.team.redact_file(args.path)
+        shown = engine.team.display_path(engine.team.resolve_file(args.path))
     if wants_json(args):
         emit(
             args,
             {
-                "path": engine.team.display_path(engine.team.resolve_file(args.path)),
+                "path": shown,
                 "redactions": result.count,
                 "text": result.text,
             },

@@ -73,13 +73,15 @@ def _sequences(length: int) -> re.Pattern[str]:
 
 
 def _placeholder_word(body: str) -> str | None:
-    """A placeholder word in `body`, written all lower, all upper or capitalised."""
+    """A placeholder word in `body`, written as people write words: all lower, all upper, or
+    with at most one capital after the first letter (`Sample`, `YourKey`), not `sAmPlE`."""
     lowered = body.lower()
     for word in PLACEHOLDER_WORDS:
         at = lowered.find(word)
         while at != -1:
             written = body[at : at + len(word)]
-            if written.islower() or written.isupper() or written.istitle() or not written.isalpha():
+            inner_capitals = sum(1 for c in written[1:] if c.isupper())
+            if written.isupper() or inner_capitals <= 1 or not written.isalpha():
                 return word
             at = lowered.find(word, at + 1)
     return None
