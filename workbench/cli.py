@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "workbench.commands.agents",
     "workbench.commands.team",
     "workbench.commands.live",
+    "workbench.commands.serve",
 )
 FRONT_COMMANDS = frozenset({"tui", "demo"})
 # Commands Claude Code runs on every message or session event: only their own module is
