@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from workbench.engine.context.statusline import StatusFigures
     from workbench.engine.context.transcript import SessionInfo, Transcript
     from workbench.engine.engine import Engine
+    from workbench.engine.progress import ProgressCallback
 
 _MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
 
@@ -300,16 +301,25 @@ class ContextService:
     # --- analysis -------------------------------------------------------------------------
 
     def replay(
-        self, transcript: str | os.PathLike[str], *, model: str | None = None
+        self,
+        transcript: str | os.PathLike[str],
+        *,
+        model: str | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> ReplayReport:
         """Turn-by-turn context sizes and where auto-compaction would fire (one streaming
-        pass over the file)."""
+        pass over the file; `on_progress` hears the bytes read)."""
         from workbench.engine.context.replay import replay_file
 
         def ladder(name: str | None) -> Thresholds:
             return self.thresholds(model or name)
 
-        return replay_file(transcript, thresholds_for=ladder, default_model=model or DEFAULT_MODEL)
+        return replay_file(
+            transcript,
+            thresholds_for=ladder,
+            default_model=model or DEFAULT_MODEL,
+            on_progress=on_progress,
+        )
 
     def measure(
         self,
