@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import sys
 import time
@@ -21,7 +22,15 @@ from workbench.commands.common import wants_json
 from workbench.engine.progress import Progress, ProgressCallback
 
 SHOW_AFTER = 0.3
-"""Seconds of work before the line first appears."""
+"""Seconds of work before the line first appears (`$WORKBENCH_PROGRESS_AFTER` overrides it;
+0 shows it at once)."""
+
+
+def _show_after() -> float:
+    try:
+        return max(0.0, float(os.environ.get("WORKBENCH_PROGRESS_AFTER", SHOW_AFTER)))
+    except ValueError:
+        return SHOW_AFTER
 
 
 class ProgressLine:
@@ -79,7 +88,7 @@ def progress_line(args: argparse.Namespace | None = None) -> Iterator[ProgressCa
     if not _isatty(stream) or (args is not None and wants_json(args)):
         yield None
         return
-    line = ProgressLine(stream)
+    line = ProgressLine(stream, show_after=_show_after())
     try:
         yield line
     finally:

@@ -42,6 +42,9 @@ class Progress:
 
 ProgressCallback = Callable[[Progress], None]
 
+DEFAULT_INTERVAL = 0.1
+"""Seconds between two reports of one operation (besides its first and last)."""
+
 
 class Reporter:
     """Throttles calls to a progress callback; a no-op when there is none."""
@@ -55,11 +58,11 @@ class Reporter:
         total: int | None = None,
         *,
         unit: str = "items",
-        interval: float = 0.1,
+        interval: float | None = None,
     ) -> None:
         self._callback = callback
         self.task, self.total, self.unit = task, total, unit
-        self._interval = interval
+        self._interval = DEFAULT_INTERVAL if interval is None else interval
         self._last = float("-inf")
 
     @property
