@@ -210,3 +210,50 @@ def test_a_replay_stops_when_its_callback_raises(tmp_path: Path, monkeypatch):
         )
     assert [p.done > 0 for p in seen] == [False, True]
     assert seen[-1].done < transcript.stat().st_size == seen[-1].total
+
+
+def test_push_progress_shows_on_a_terminal(tmp_path: Path):
+    from workbench.server import TeamServer
+
+    token = "-".join(["progress", "team", "token"])
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "config").write_text(
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/widgets.git\n'
+    )
+    memory = tmp_path / "memory"
+    (memory / "team").mkdir(parents=True)
+    for n in range(6):  # ~150 KB each: one batch per entry
+        (memory / "team" / f"big{n}.md").write_text("word " * 30_000, encoding="utf-8")
+    with TeamServer(tmp_path / "team.sqlite3", [token]) as server:
+        leader, follower = pty.openpty()
+        env = _env(TEAM_MEMORY_SYNC_URL=server.url, WORKBENCH_TEAM_TOKEN=token)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "workbench", "sync", "push"]
+            + ["--project", str(project), "--memory-dir", str(memory)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            cwd=REPO,
+            env=env,
+        )
+        os.close(follower)
+        shown = b""
+        while True:
+            ready, _, _ = select.select([leader], [], [], TIMEOUT)
+            if not ready:
+                break
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert process.stdout is not None
+        out = process.stdout.read().decode()
+        assert process.wait(timeout=TIMEOUT) == 0, out
+        os.close(leader)
+    text = shown.decode(errors="replace")
+    assert "pushing 0/6 entries" in text and "pushing 6/6 entries (100%)" in text
+    assert "pushing" not in out

@@ -272,6 +272,7 @@ def test_rule_fingerprint_and_line_exclusions_suppress_and_are_listed(capsys, fo
         ["--exclude-fingerprint", "xyz"],
         ["--max-size", "lots"],
         ["--mark", "abcdef12=real"],
+        ["--update-baseline", "b.json", "--baseline", "b.json"],
     ],
 )
 def test_bad_exclusions_are_usage_errors(capsys, folder: Path, flags: list[str]):

@@ -223,6 +223,10 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
 
     if args.mark and not args.audit:
         raise UserInputError("--mark labels baseline entries; use it with --audit FILE")
+    own = args.update_baseline or args.audit
+    if own and args.baseline:
+        flag = "--update-baseline" if args.update_baseline else "--audit"
+        raise UserInputError(f"{flag} {own} is the baseline this run uses; drop --baseline")
     fmt = "json" if wants_json(args) else (args.format or "table")
     exclusions = Exclusions.build(
         paths=args.exclude_path,
@@ -233,8 +237,8 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
     paths = [p for p in args.paths if p != "-"]
     texts = [(args.stdin_name, _read_stdin())] if "-" in args.paths else []
     engine = open_engine(args)
-    baseline_file = args.baseline or args.update_baseline or args.audit
-    if args.update_baseline and not args.baseline:
+    baseline_file = args.baseline or args.audit
+    if args.update_baseline:
         baseline = Baseline.load_or_empty(args.update_baseline)
     else:
         baseline = Baseline.load(baseline_file) if baseline_file else None
