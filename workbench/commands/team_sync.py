@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         Overwrite,
         PullResult,
         PushResult,
+        SkippedSecret,
         SyncError,
         SyncStatus,
     )
@@ -246,7 +247,7 @@ def _push_text(result: PushResult, repo: str) -> str:
     lines = [head]
     lines += [_overwrite_line(o) for o in result.overwritten]
     lines += [
-        f"  not pushed, holds a secret: {s.path} ({', '.join(s.all_labels)})"
+        f"  not pushed, {_holds(s)} a secret: {s.path} ({', '.join(s.all_labels)})"
         for s in result.skipped_secrets
     ]
     lines += [f"  not pushed, over 250,000 bytes: {path}" for path in result.skipped_too_large]
@@ -284,7 +285,7 @@ def _print_status(con: Console, status: SyncStatus) -> None:
         con.print(table)
     for secret in status.skipped_secrets:
         labels = ", ".join(secret.all_labels)
-        con.print(f"not pushed, holds a secret: {secret.path} ({labels})", markup=False)
+        con.print(f"not pushed, {_holds(secret)} a secret: {secret.path} ({labels})", markup=False)
     for path in status.skipped_too_large:
         con.print(f"not pushed, over 250,000 bytes: {path}", markup=False)
     if status.conflicts:
@@ -299,6 +300,10 @@ def _print_status(con: Console, status: SyncStatus) -> None:
         con.print(f"{overwrite.time}{_overwrite_line(overwrite)}", markup=False)
     for item in status.history[:5]:
         con.print(f"{item.get('time')} {item.get('operation')} {item.get('status')}", markup=False)
+
+
+def _holds(secret: SkippedSecret) -> str:
+    return "its name holds" if secret.found_in == "name" else "holds"
 
 
 def _short_hash(value: str | None) -> str:

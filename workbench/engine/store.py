@@ -147,6 +147,28 @@ def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
 
 
 @dataclass(frozen=True)
+class IndexFixPlan:
+    """One bulk fix of an index, planned: the text before and after (nothing written yet)."""
+
+    kind: str
+    """`dangling`, `orphans` or `long-lines`."""
+    team: bool
+    path: str
+    """The index file."""
+    before: str
+    after: str
+    count: int
+    """Lines removed, added or shortened."""
+
+    @property
+    def note(self) -> str:
+        """The history note for the change."""
+        what = {"dangling": "removed", "orphans": "indexed", "long-lines": "shortened"}[self.kind]
+        noun = {"dangling": "dangling line", "orphans": "orphan", "long-lines": "line"}[self.kind]
+        return f"{what} {self.count} {noun}{'s' if self.count != 1 else ''}"
+
+
+@dataclass(frozen=True)
 class WarmView:
     """Everything a front end shows first, prepared by `MemoryStore.warm_up`."""
 
@@ -943,29 +965,75 @@ class MemoryStore:
         return RenameResult(self.relative(source), self.relative(dest), updated_links, tuple(ids))
 
     # --- index fixes -------------------------------------------------------------------
+    # Each fix is planned first (the index text before and after, nothing written) so a front
+    # end can show the change and ask; applying a plan refuses if the index moved meanwhile.
+
+    def plan_index_fix(self, kind: str, team: bool = False) -> IndexFixPlan:
+        """What one fix (`dangling`, `orphans` or `long-lines`) would write, without writing."""
+        data, text = self._read_index(team)
+        if kind == "dangling":
+            after, count = self._without_dangling(text, team)
+        elif kind == "orphans":
+            after, count = self._with_orphans(text, team)
+        elif kind == "long-lines":
+            after, count = self._with_short_lines(text)
+        else:
+            raise UserInputError(f"unknown index fix {kind!r}")
+        if data is None and kind != "orphans":
+            after, count = text, 0  # no index: nothing to remove or shorten (orphans create it)
+        return IndexFixPlan(kind, team, str(self.index_path(team)), text, after, count)
 
     @_one_change
+    def apply_index_fix(self, plan: IndexFixPlan) -> int:
+        """Write a planned fix; refused (ConflictError) if the index changed since the plan."""
+        if not plan.count:
+            return 0
+        _, current = self._read_index(plan.team)
+        if current != plan.before:
+            raise ConflictError(
+                f"{'team/' if plan.team else ''}MEMORY.md changed since the preview; "
+                "nothing was written (look at the change again)"
+            )
+        self.engine.history.write(
+            self.index_path(plan.team),
+            plan.after.encode("utf-8"),
+            "index-fix",
+            note=plan.note,
+        )
+        return plan.count
+
     def fix_remove_dangling(self, team: bool = False) -> int:
         """Drop index lines whose link target does not exist; returns how many."""
-        report = self.index(team)
+        return self.apply_index_fix(self.plan_index_fix("dangling", team))
+
+    def fix_index_orphans(self, team: bool = False) -> int:
+        """Add an index line for every memory file no line links to; returns how many."""
+        return self.apply_index_fix(self.plan_index_fix("orphans", team))
+
+    def fix_shorten_long_lines(self, team: bool = False) -> int:
+        """Shorten index lines over the limit to about 150 characters; returns how many."""
+        return self.apply_index_fix(self.plan_index_fix("long-lines", team))
+
+    def _without_dangling(self, text: str, team: bool) -> tuple[str, int]:
+        report = self.index(team, text=text)
         folder = self._index_folder(team)
         missing = {
             Path(os.path.normpath(folder / link_target_path(e.target)))  # type: ignore[arg-type]
             for e in report.entries
             if e.target_exists is False
         }
-        removed, _ = self._remove_index_links(
-            missing, team, self.engine.history.new_group(), "index-fix"
-        )
-        return removed
+        kept, removed = [], 0
+        for line in text.split("\n"):
+            parsed = parse_index_line(line)
+            local = link_target_path(parsed.target) if parsed.target else None
+            if local and Path(os.path.normpath(folder / local)) in missing:
+                removed += 1
+                continue
+            kept.append(line)
+        return "\n".join(kept), removed
 
-    @_one_change
-    def fix_index_orphans(self, team: bool = False) -> int:
-        """Add an index line for every memory file no line links to; returns how many."""
-        report = self.index(team)
-        if not report.orphans:
-            return 0
-        _, text = self._read_index(team)
+    def _with_orphans(self, text: str, team: bool) -> tuple[str, int]:
+        report = self.index(team, text=text)
         for rel in report.orphans:
             target = self.root / rel
             analysis = self._analyse(str(target), target.stat())
@@ -973,20 +1041,9 @@ class MemoryStore:
                 target, analysis.name or target.stem, analysis.description, team
             )
             text = self._with_index_line(text, target, line, team)
-        self.engine.history.write(
-            self.index_path(team),
-            text.encode("utf-8"),
-            "index-fix",
-            note=f"indexed {len(report.orphans)} orphan(s)",
-        )
-        return len(report.orphans)
+        return text, len(report.orphans)
 
-    @_one_change
-    def fix_shorten_long_lines(self, team: bool = False) -> int:
-        """Shorten index lines over the limit to about 150 characters; returns how many."""
-        data, text = self._read_index(team)
-        if data is None:
-            return 0
+    def _with_short_lines(self, text: str) -> tuple[str, int]:
         lines = text.split("\n")
         changed = 0
         for i, line in enumerate(lines):
@@ -1000,11 +1057,4 @@ class MemoryStore:
             else:
                 lines[i] = line[: INDEX_LINE_GUIDE - 1].rstrip() + "…"
             changed += 1
-        if changed:
-            self.engine.history.write(
-                self.index_path(team),
-                "\n".join(lines).encode("utf-8"),
-                "index-fix",
-                note=f"shortened {changed} line(s)",
-            )
-        return changed
+        return "\n".join(lines), changed

@@ -258,6 +258,27 @@ def test_index_fixes(sample_engine):
     assert len(engine.history.entries()) == 3
 
 
+def test_an_index_fix_is_planned_without_writing_and_refused_once_the_index_moved(
+    sample_engine,
+):
+    engine = sample_engine("warnings")
+    store = engine.memories
+    index = store.index_path()
+    original = index.read_text(encoding="utf-8")
+    plan = store.plan_index_fix("dangling")
+    assert plan.count == 5 and plan.before == original and plan.after != original
+    assert index.read_text(encoding="utf-8") == original and engine.history.entries() == []
+    assert store.apply_index_fix(plan) == 5
+    assert index.read_text(encoding="utf-8") == plan.after and store.index().dangling == ()
+    # A plan made before someone else edited the index writes nothing.
+    stale = store.plan_index_fix("long-lines")
+    index.write_text(index.read_text(encoding="utf-8") + "- [x](x.md) — added meanwhile\n")
+    edited = index.read_text(encoding="utf-8")
+    with pytest.raises(ConflictError, match="changed since the preview"):
+        store.apply_index_fix(stale)
+    assert index.read_text(encoding="utf-8") == edited
+
+
 def test_projection_warns_when_a_save_pushes_entries_past_the_cut(sample_engine):
     store = sample_engine("healthy").memories
     filler = "".join(f"- note {i}\n" for i in range(177))  # 23 + 177 = 200 lines

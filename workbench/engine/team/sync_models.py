@@ -24,10 +24,13 @@ class SkippedSecret:
     Code reports it) and every kind found."""
 
     path: str
+    """The key; redacted (`notes/[REDACTED].md`) when the secret is in the name."""
     rule_id: str
     label: str
     rule_ids: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
+    found_in: str = "content"
+    """`content`, or `name` when the file's name (path) holds the secret."""
 
     @property
     def all_labels(self) -> tuple[str, ...]:
@@ -35,13 +38,16 @@ class SkippedSecret:
         return self.labels or (self.label,)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "path": self.path,
             "rule_id": self.rule_id,
             "label": self.label,
             "rule_ids": list(self.rule_ids or (self.rule_id,)),
             "labels": list(self.all_labels),
         }
+        if self.found_in != "content":
+            out["found_in"] = self.found_in
+        return out
 
 
 @dataclass(frozen=True)
@@ -49,8 +55,10 @@ class SkippedKey:
     """A pulled entry that was not written, and why."""
 
     key: str
+    """The key as it may be shown: escaped to one line, redacted if it holds a secret."""
     reason: str
-    """`unsafe_key`, `too_large` or `write_failed`."""
+    """`invalid_key` (cannot be a file name), `unsafe_key` (leaves the team folder),
+    `secret_in_key`, `secret_in_content`, `too_large` or `write_failed`."""
     detail: str = ""
 
     def to_json(self) -> dict[str, str]:

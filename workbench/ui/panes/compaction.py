@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,6 +35,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.ui.actions import ActionSpec
+from workbench.ui.formatting import duration_words
 from workbench.ui.panes.base import Pane
 from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
 
@@ -388,7 +390,7 @@ def micro_section(preview: CompactPreview) -> Section:
         lines.append(Content.styled("nothing to clear: no old tool results", "$foreground-muted"))
     detail = micro.reason
     if micro.gap_minutes is not None:
-        detail += f" · last reply {micro.gap_minutes:,.0f} minutes before now"
+        detail += f" · last reply {duration_words(micro.gap_minutes)} before now"
     if micro.already_cleared:
         detail += f" · {micro.already_cleared} already cleared"
     lines.append(Content.styled(detail, "$foreground-muted"))
@@ -587,11 +589,13 @@ def history_section(records: Sequence[CompactionRecord], root: str | None) -> Se
 
 
 def session_prompt(info: SessionInfo) -> Content:
-    """One session in the picker: id, title, size."""
+    """One session in the picker: when, title, size."""
+    from workbench.ui.panes.session import session_when
+
     title = (info.title or "untitled").replace("\n", " ")
     notes = " · notes" if info.has_session_memory else ""
     return Content.assemble(
-        (info.session_id[:8], "bold"),
+        (session_when(info)[5:], "bold"),  # `11-29 08:33`: the year adds nothing here
         "  ",
         title,
         (
@@ -605,7 +609,12 @@ def session_prompt(info: SessionInfo) -> Content:
 
 
 class SummaryModal(ModalScreen[SummaryChoice | None]):
-    """Paste a summary or name a file; dismisses with the choice, or None to cancel."""
+    """Paste a summary or name a file; dismisses with the choice, or None to cancel.
+
+    Cancelling keeps what was typed (`draft`): the pane offers it again next time, so a long
+    paste is never lost to one Esc. A file that is not there is said in the dialog, which stays
+    open.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False)]
     DEFAULT_CSS = """
@@ -615,9 +624,19 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
     }
     """
 
-    def __init__(self, current: SummaryChoice | None = None) -> None:
+    def __init__(
+        self,
+        current: SummaryChoice | None = None,
+        *,
+        draft: SummaryChoice | None = None,
+        resolve: Callable[[str], Path] | None = None,
+    ) -> None:
         super().__init__(classes="modal")
         self.current = current
+        self._start = draft if draft is not None else current
+        self._resolve = resolve
+        self.draft: SummaryChoice | None = None
+        """What the boxes held when the dialog was cancelled."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -626,16 +645,16 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
                 "Give the path of a file holding a summary, or paste one (for example what "
                 "Claude Code wrote at /compact; pasted text wins over a file). The survival "
                 "check marks which paths, commands, numbers and identifiers of the summarised "
-                "span it lost.",
+                "span it lost. Enter or Check runs it; Esc closes and keeps what you typed.",
                 classes="dialog-detail summary-hint",
             )
             yield Input(
-                (self.current.path or "") if self.current else "",
+                (self._start.path or "") if self._start else "",
                 placeholder="Summary file (relative to the project, or ~/…)",
                 id="summary-file",
             )
             yield TextArea(
-                (self.current.text or "") if self.current else "",
+                (self._start.text or "") if self._start else "",
                 id="summary-text",
                 soft_wrap=True,
                 placeholder="…or paste the summary text here",
@@ -650,6 +669,9 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
         self.query_one("#summary-file", Input).focus()
 
     def action_cancel(self) -> None:
+        text = self.query_one("#summary-text", TextArea).text
+        path = self.query_one("#summary-file", Input).value.strip()
+        self.draft = SummaryChoice(text=text or None, path=path or None)
         self.dismiss(None)
 
     def _choice(self) -> SummaryChoice | None:
@@ -672,15 +694,27 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
         elif event.button.id == "summary-default":
             self.dismiss(SummaryChoice())
         else:
-            self.dismiss(None)
+            self.action_cancel()
+
+    def _say(self, problem: str) -> None:
+        hint = self.query_one(".summary-hint", Static)
+        hint.update(Content(problem))
+        hint.add_class("-invalid")
 
     def _check(self) -> None:
         choice = self._choice()
         if choice is None:
-            hint = self.query_one(".summary-hint", Static)
-            hint.update("Paste a summary or give a file path first (Escape cancels).")
-            hint.add_class("-invalid")
+            self._say("Paste a summary or give a file path first (Esc closes).")
             return
+        if choice.path and self._resolve is not None:
+            path = self._resolve(choice.path)
+            if not path.is_file():
+                what = "a folder" if path.is_dir() else "no file"
+                self._say(
+                    f"{choice.path} is {what}: give the path of a summary file, or paste one."
+                )
+                self.query_one("#summary-file", Input).focus()
+                return
         self.dismiss(choice)
 
 
@@ -772,6 +806,7 @@ class CompactionPane(Pane):
         self._now_ms = now_ms or (lambda: time.time() * 1000)
         self._autoload = autoload
         self._loaded = False
+        self._summary_draft: SummaryChoice | None = None
 
     # --- layout ------------------------------------------------------------------------
 
@@ -983,9 +1018,7 @@ class CompactionPane(Pane):
                         transcript, summary_file=str(file), now=now
                     )
             elif summary is not None and summary.path:
-                path = Path(summary.path).expanduser()
-                if not path.is_absolute():
-                    path = Path(engine.locations.project_root) / path
+                path = self._summary_path(summary.path)
                 preview = engine.context.compact_preview(
                     transcript, summary_file=str(path), now=now
                 )
@@ -1054,9 +1087,19 @@ class CompactionPane(Pane):
         if self.session_id is None:
             self.notify("Pick a session first.", title="Compaction preview")
             return
-        self.app.push_screen(SummaryModal(self.summary), self._summary_chosen)
+        modal = SummaryModal(self.summary, draft=self._summary_draft, resolve=self._summary_path)
+        self.app.push_screen(modal, partial(self._summary_chosen, modal))
 
-    def _summary_chosen(self, choice: SummaryChoice | None) -> None:
+    def _summary_path(self, value: str) -> Path:
+        """A summary file named in the dialog: relative to the project, or `~/…`."""
+        path = Path(value).expanduser()
+        if not path.is_absolute():
+            path = Path(self.app.engine.locations.project_root) / path  # type: ignore[attr-defined]
+        return path
+
+    def _summary_chosen(self, modal: SummaryModal, choice: SummaryChoice | None) -> None:
+        # A cancelled dialog's text comes back next time; a used one starts from the choice.
+        self._summary_draft = modal.draft if choice is None else None
         if choice is None:
             return
         self._start_preview(None if choice.is_default else choice)

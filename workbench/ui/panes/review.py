@@ -464,8 +464,7 @@ class ReviewPane(Pane):
             ),
             Content.styled(
                 f"{what} (+{proposal.added} −{proposal.removed}), proposed by {proposal.source} "
-                f"{age_text(proposal.created, self._now_ms())}"
-                + (f" · run {proposal.group}" if proposal.group else ""),
+                f"{age_text(proposal.created, self._now_ms())}",
                 "$foreground-muted",
             ),
         ]
