@@ -6,6 +6,7 @@ pane pushes a large team folder to the real team server on loopback, many batche
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -51,7 +52,7 @@ async def test_the_gauge_shows_replay_progress_and_escape_cancels_it(sample_engi
 
     def slow_replay(path, *, model=None, on_progress=None):  # type: ignore[no-untyped-def]
         def slowed(step):  # type: ignore[no-untyped-def]
-            time.sleep(0.05)  # a big file on a slow disk: each checkpoint takes a while
+            time.sleep(0.2)  # a big file on a slow disk: each checkpoint takes a while
             assert on_progress is not None
             on_progress(step)
 
@@ -86,7 +87,20 @@ async def test_the_gauge_shows_replay_progress_and_escape_cancels_it(sample_engi
         assert outcome == ["cancelled", "finished"] and len(pane.replay.turns) == 28
 
 
-async def test_the_team_pane_shows_push_progress_and_escape_stops_it(sample, team_server):  # noqa: F811
+async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
+    sample,  # noqa: F811
+    team_server,  # noqa: F811
+    monkeypatch,
+):
+    from workbench.engine.team.sync_client import TeamSyncClient
+
+    real_put = TeamSyncClient._put
+
+    async def slow_put(self, batch):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0.2)  # a slow link: the push is still going when escape comes
+        return await real_put(self, batch)
+
+    monkeypatch.setattr(TeamSyncClient, "_put", slow_put)
     engine = synced_engine(sample, team_server)
     team = team_dir(engine)
     # About 150 KB each: one entry per 200 KB request, so the push takes many batches.
