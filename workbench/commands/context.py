@@ -509,7 +509,10 @@ def run_replay(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     service = engine.context
     path = resolve_session(engine, args)
-    report = service.replay(path, model=args.model)
+    from workbench.commands.progress import progress_line
+
+    with progress_line(args) as on_progress:
+        report = service.replay(path, model=args.model, on_progress=on_progress)
     data = report.to_json(include_turns=not args.no_turns)
 
     def human(con: Console) -> None:

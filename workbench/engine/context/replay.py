@@ -29,6 +29,7 @@ from workbench.engine.context.tokens import (
 from workbench.engine.context.transcript import MESSAGE_TYPES as _MESSAGE_TYPES
 from workbench.engine.context.transcript import Entry, Transcript
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.progress import ProgressCallback, Reporter
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -529,12 +530,14 @@ def replay_file(
     thresholds_for: Callable[[str | None], Thresholds],
     default_model: str,
     claude: ResolvedVersion | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> ReplayReport:
     """Replay a transcript file in one streaming pass, without keeping its entries.
 
     This is the fast path for big files: lines are parsed as they are read, metadata lines
     whose type is their first key are skipped unparsed, and only main-chain messages (each
-    uuid once) reach the meter.
+    uuid once) reach the meter. `on_progress` hears how many bytes were read (every few
+    thousand lines; it may raise `OperationCancelled` to stop).
     """
     target = Path(path)
     try:
@@ -544,7 +547,10 @@ def replay_file(
     except IsADirectoryError:
         raise UserInputError(f"{target} is a folder, not a transcript file") from None
     with handle:
-        rows = _main_chain_rows(handle)
+        total = os.fstat(handle.fileno()).st_size
+        reporter = Reporter(on_progress, "replaying", total, unit="bytes")
+        reporter(0, force=True)
+        rows = _main_chain_rows(handle, reporter if reporter.active else None)
         first = next(rows, None)
         # A subagent's own file holds only sidechain lines; its chain is the main one.
         sidechain = first is not None and first[1].get("isSidechain") is True
@@ -553,7 +559,7 @@ def replay_file(
             for row in itertools.chain([first] if first else [], rows)
             if (row[1].get("isSidechain") is True) == sidechain
         )
-        return replay_rows(
+        report = replay_rows(
             stream,
             thresholds_for=thresholds_for,
             default_model=default_model,
@@ -561,14 +567,24 @@ def replay_file(
             sidechain=sidechain,
             claude=claude,
         )
+        reporter.finish()
+        return report
 
 
 _MESSAGE_TYPE_BYTES = frozenset(kind.encode() for kind in _MESSAGE_TYPES)
 
 
-def _main_chain_rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+_PROGRESS_EVERY = 4096
+"""Lines between progress reports (a report reads the file position)."""
+
+
+def _main_chain_rows(
+    handle: Any, reporter: Reporter | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     seen: set[str] = set()
     for number, line in enumerate(handle, 1):
+        if reporter is not None and number % _PROGRESS_EVERY == 0:
+            reporter(handle.tell())
         kind = sniff_type(line)
         if kind is not None and kind not in _MESSAGE_TYPE_BYTES:
             continue  # progress, snapshots, summaries: never part of the count

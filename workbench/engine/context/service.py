@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from workbench.engine.engine import Engine
     from workbench.engine.profiles import BehaviourProfile
     from workbench.engine.profiles.detect import ResolvedVersion
+    from workbench.engine.progress import ProgressCallback
 
 _MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
 
@@ -332,10 +333,14 @@ class ContextService:
     # --- analysis -------------------------------------------------------------------------
 
     def replay(
-        self, transcript: str | os.PathLike[str], *, model: str | None = None
+        self,
+        transcript: str | os.PathLike[str],
+        *,
+        model: str | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> ReplayReport:
         """Turn-by-turn context sizes and where auto-compaction would fire (one streaming
-        pass over the file)."""
+        pass over the file; `on_progress` hears the bytes read)."""
         from workbench.engine.context.replay import replay_file
 
         claude = self.claude_for(transcript)
@@ -348,6 +353,7 @@ class ContextService:
             thresholds_for=ladder,
             default_model=model or claude.profile.models.default_model,
             claude=claude,
+            on_progress=on_progress,
         )
 
     def measure(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.progress import ProgressCallback
 from workbench.engine.team.secrets.guard import check_team_mem_secrets
 from workbench.engine.team.secrets.prefilter import backend_from_env, get_prefilter
 from workbench.engine.team.secrets.redaction import Redaction, redact
@@ -22,7 +23,7 @@ from workbench.engine.team.secrets.scanner import (
     find_secrets,
     scan_for_secrets,
 )
-from workbench.engine.team.secrets.suppression import Baseline
+from workbench.engine.team.secrets.suppression import Baseline, Exclusions
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -76,9 +77,16 @@ class TeamService:
         *,
         baseline: str | os.PathLike[str] | Baseline | None = None,
         backend: str | None = None,
+        exclusions: Exclusions | None = None,
+        max_size: int | None = None,
+        texts: Sequence[tuple[str, str]] = (),
+        on_progress: ProgressCallback | None = None,
     ) -> SecretScanReport:
-        """Scan files and folders (default: the memory folder) with suppressions applied."""
-        if not paths:
+        """Scan files and folders (default: the memory folder, unless only `texts` are given)
+        with suppressions applied; see `scan_files`."""
+        if not paths and texts:
+            paths = []
+        elif not paths:
             folder = Path(self.engine.locations.memory_dir)
             if not folder.is_dir():
                 raise NotFoundError(f"the memory folder does not exist yet: {folder}")
@@ -90,6 +98,10 @@ class TeamService:
             display=lambda file: self.display_path(file),
             baseline=baseline,
             backend=backend or self.secret_engine,
+            exclusions=exclusions,
+            max_size=max_size,
+            texts=texts,
+            on_progress=on_progress,
         )
 
     def redact_text(self, text: str) -> Redaction:
