@@ -11,7 +11,7 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from workbench.engine.errors import WorkbenchError
+from workbench.engine.errors import UserInputError, WorkbenchError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -84,12 +84,18 @@ def open_engine(args: argparse.Namespace) -> Engine:
     project = option(args, "project") or os.getcwd()
     if not os.path.isdir(project):
         raise WorkbenchError(f"project folder not found: {project}")
-    return Engine.open(
+    engine = Engine.open(
         project,
         config_home=option(args, "config_home"),
         memory_dir=option(args, "memory_dir"),
         settings_file=option(args, "settings"),
     )
+    # Settings files found on disk may be broken (`paths` reports them); one named on the
+    # command line was asked for, so it not being read is an error.
+    for source, error in engine.locations.settings_errors:
+        if source == "flagSettings":
+            raise UserInputError(f"--settings {error}")
+    return engine
 
 
 def console(stderr: bool = False) -> Console:
@@ -137,6 +143,12 @@ def fail(exc: BaseException) -> int:
         return ExitCode.BAD_INPUT
     if isinstance(exc, UnicodeDecodeError):
         warn(f"not valid UTF-8 text ({exc.reason})")
+        return ExitCode.BAD_INPUT
+    if isinstance(exc, OSError) and exc.filename:
+        # Any other file the system refused (a link loop, a socket): name it, no traceback.
+        from workbench.engine.userfiles import describe
+
+        warn(f"{exc.filename}: {describe(exc.filename, exc)}")
         return ExitCode.BAD_INPUT
     if os.environ.get("WORKBENCH_DEBUG"):
         raise exc

@@ -19,6 +19,7 @@ from workbench.engine.frontmatter import (
     read_head,
 )
 from workbench.engine.jsutil import js_iso
+from workbench.engine.userfiles import describe, refusal
 
 MAX_MEMORY_FILES = 200
 ENTRYPOINT_NAME = "MEMORY.md"
@@ -43,8 +44,15 @@ class MemoryHeader:
         return js_iso(self.mtime_ms)
 
 
-def iter_memory_paths(memory_dir: str | os.PathLike[str]) -> list[tuple[str, os.stat_result]]:
-    """Every `.md` file below `memory_dir` except `MEMORY.md`, with its stat, in walk order."""
+def iter_memory_paths(
+    memory_dir: str | os.PathLike[str], problems: list[tuple[str, str]] | None = None
+) -> list[tuple[str, os.stat_result]]:
+    """Every `.md` file below `memory_dir` except `MEMORY.md`, with its stat, in walk order.
+
+    Only regular files (or links to them) are listed: a pipe, socket or device named `*.md`
+    would hang or flood a reader. Those, and links that loop or dangle, go to `problems` as
+    (path, reason) when a list is given, so lint can name them.
+    """
     root = os.fspath(memory_dir)
     found: list[tuple[str, os.stat_result]] = []
     stack = [root]
@@ -62,9 +70,17 @@ def iter_memory_paths(memory_dir: str | os.PathLike[str]) -> list[tuple[str, os.
                     continue
                 if not entry.name.endswith(".md") or entry.name == ENTRYPOINT_NAME:
                     continue
-                found.append((entry.path, entry.stat()))
-            except OSError:
+                info = entry.stat()
+            except OSError as exc:
+                if problems is not None and entry.name.endswith(".md"):
+                    problems.append((entry.path, describe(entry.path, exc)))
                 continue
+            reason = refusal(info)
+            if reason is not None:
+                if problems is not None:
+                    problems.append((entry.path, reason))
+                continue
+            found.append((entry.path, info))
         stack.extend(reversed(subdirs))
     return found
 
@@ -112,7 +128,7 @@ def read_header(
 ) -> MemoryHeader | None:
     """Read one file's header; None when it cannot be read (Claude Code drops those)."""
     try:
-        head = read_head(path)
+        head = read_head(path, known=stat)
         if stat is None:
             stat = os.stat(path)
     except OSError:

@@ -30,6 +30,7 @@ from workbench.engine.context.transcript import (
     compaction_event,
 )
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.userfiles import open_stream
 
 _BOUNDARY_MARK = b"compact_boundary"
 _ASSISTANT_MARK = b'"assistant"'
@@ -90,7 +91,7 @@ def read_gauge_tail(path: str | os.PathLike[str]) -> TailRead:
     if target.is_dir():
         raise UserInputError(f"{target} is a folder, not a transcript file")
     try:
-        handle = open(target, "rb")  # noqa: SIM115 - closed in the finally below
+        handle = open_stream(target)  # a regular file only: no FIFO, no /dev/zero
     except FileNotFoundError:
         raise NotFoundError(f"no transcript at {target}") from None
     except PermissionError:
@@ -289,7 +290,7 @@ def _full_read(path: str, size: int) -> TailRead:
 
 
 def _complete_end(path: str, size: int) -> int:
-    with open(path, "rb") as handle:
+    with open_stream(path) as handle:
         handle.seek(max(0, size - 1))
         if handle.read(1) == b"\n":
             return size

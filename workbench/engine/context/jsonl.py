@@ -11,6 +11,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from workbench.engine.userfiles import TRANSCRIPT_LINE_LIMIT
+
 try:  # jiter parses about three times faster than the json module on transcript lines
     from jiter import from_json as _fast_loads
 except ImportError:  # pragma: no cover - jiter is a declared dependency
@@ -18,7 +20,10 @@ except ImportError:  # pragma: no cover - jiter is a declared dependency
 
 
 def parse_line(line: bytes) -> dict[str, Any] | None:
-    """One JSONL line as a dict; None when it is not a JSON object."""
+    """One JSONL line as a dict; None when it is not a JSON object (or is over the
+    per-line limit: a runaway line would cost many times its size once parsed)."""
+    if len(line) > TRANSCRIPT_LINE_LIMIT:
+        return None
     if _fast_loads is not None:
         try:
             value = _fast_loads(line)

@@ -29,6 +29,7 @@ from workbench.engine.context.tokens import (
 from workbench.engine.context.transcript import MESSAGE_TYPES as _MESSAGE_TYPES
 from workbench.engine.context.transcript import Entry, Transcript
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.userfiles import iter_lines, open_stream
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -413,13 +414,14 @@ def replay_file(
     """
     target = Path(path)
     try:
-        handle = open(target, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+        # A regular file only (a FIFO would never end); lines are streamed, each bounded.
+        handle = open_stream(target, buffering=0)
     except FileNotFoundError:
         raise NotFoundError(f"no transcript at {target}") from None
     except IsADirectoryError:
         raise UserInputError(f"{target} is a folder, not a transcript file") from None
     with handle:
-        rows = _main_chain_rows(handle)
+        rows = _main_chain_rows(iter_lines(handle))
         first = next(rows, None)
         # A subagent's own file holds only sidechain lines; its chain is the main one.
         sidechain = first is not None and first[1].get("isSidechain") is True

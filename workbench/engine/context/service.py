@@ -366,7 +366,13 @@ class ContextService:
 
 
 def _read_optional(path: str) -> str | None:
+    """A small text file Claude Code wrote (notes, a summary); None when there is none.
+    A pipe, a device or an oversized file is a one-line error, never a wait."""
+    from workbench.engine.userfiles import NOTES_LIMIT, read_text
+
+    if os.path.isdir(path):
+        return None
     try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return read_text(path, NOTES_LIMIT, "a session-memory or summary file")
+    except (FileNotFoundError, NotADirectoryError):
         return None

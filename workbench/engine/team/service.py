@@ -98,11 +98,12 @@ class TeamService:
     def redact_file(self, path: str | os.PathLike[str]) -> Redaction:
         """A file's text with every secret replaced (the file itself is not changed)."""
         file = Path(path)
-        if not file.exists():
-            raise NotFoundError(f"no such file: {path}")
         if file.is_dir():
             raise UserInputError(f"{path} is a folder; redact one file at a time")
-        return self.redact_text(read_text(file))
+        try:
+            return self.redact_text(read_text(file))
+        except (FileNotFoundError, NotADirectoryError):
+            raise NotFoundError(f"no such file: {path}") from None
 
     # --- sync ------------------------------------------------------------------------------
 
