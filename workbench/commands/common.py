@@ -113,7 +113,14 @@ def emit(
 ) -> None:
     """Print `data` as JSON with --json, else the human rendering (or plain JSON)."""
     if wants_json(args) or human is None:
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate from a transcript ("\ud800") cannot be written as UTF-8;
+            # JSON's own escapes can carry it exactly.
+            text = json.dumps(data, indent=2, ensure_ascii=True, default=str)
+        sys.stdout.write(text + "\n")
         sys.stdout.flush()
         return
     if isinstance(human, str):

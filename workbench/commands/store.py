@@ -104,7 +104,10 @@ def run_paths(args: argparse.Namespace) -> int:
 
 
 def run_index(args: argparse.Namespace) -> int:
-    report = open_engine(args).memories.index(team=args.team)
+    engine = open_engine(args)
+    report = engine.memories.index(team=args.team)
+    if report.unreadable:
+        raise UserInputError(f"{engine.locations.relative(report.path)}: {report.unreadable}")
 
     def human(con: Console) -> None:
         from rich.markup import escape

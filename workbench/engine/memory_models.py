@@ -151,6 +151,9 @@ class IndexReport:
     """Line numbers longer than the ~200-character guideline."""
     unlisted_lines: int = 0
     """Lines past the first 10,000, counted but not examined (no entries, links or lints)."""
+    unreadable: str | None = None
+    """Why the index could not be read (a pipe, a device, a link loop, too big); the report
+    is then empty, so the rest of the folder still lists and lints."""
 
     def to_json(self) -> dict[str, Any]:
         # Not `asdict(self)`: it would deep-copy every entry only to have them replaced.

@@ -417,8 +417,12 @@ class MemoryStore:
     def index(self, team: bool = False, *, text: str | None = None) -> IndexReport:
         """The load report for MEMORY.md (or team/MEMORY.md): what loads and what does not."""
         path = self.index_path(team)
-        data, current = self._read_index(team)
-        exists = data is not None
+        unreadable = None
+        try:
+            data, current = self._read_index(team)
+        except UnreadableFileError as exc:
+            data, current, unreadable = None, "", exc.reason
+        exists = data is not None or unreadable is not None
         if text is None:
             text = current
         truncation = truncate_entrypoint(strip_for_loading(text))
@@ -488,13 +492,17 @@ class MemoryStore:
             loaded_lines=truncation.kept_lines if truncation.trimmed else 0,
             long_lines=tuple(long_lines),
             unlisted_lines=unlisted,
+            unreadable=unreadable,
         )
 
     def _index_findings(self, team: bool) -> list[LintFinding]:
-        try:
-            report = self.index(team)
-        except UnreadableFileError as exc:
-            return [LintFinding(exc.path, "index-unreadable", "error", exc.reason)]
+        report = self.index(team)
+        if report.unreadable:
+            return [
+                LintFinding(
+                    self.relative(report.path), "index-unreadable", "error", report.unreadable
+                )
+            ]
         if not report.exists:
             return []
         rel = self.relative(report.path)
