@@ -165,7 +165,9 @@ def _address_space() -> int | None:
 
 @contextlib.contextmanager
 def guarded_case(
-    deadline: float = CASE_DEADLINE_S, traced_cap: int = CASE_TRACED_CAP
+    deadline: float = CASE_DEADLINE_S,
+    traced_cap: int = CASE_TRACED_CAP,
+    headroom: int = CASE_ADDRESS_HEADROOM,
 ) -> Iterator[None]:
     """Bound one case in time (SIGALRM), address space (RLIMIT_AS) and traced memory.
 
@@ -183,7 +185,7 @@ def guarded_case(
     old_limit = resource.getrlimit(resource.RLIMIT_AS)
     used = _address_space()
     if used is not None:
-        soft = used + CASE_ADDRESS_HEADROOM
+        soft = used + headroom
         if old_limit[1] != resource.RLIM_INFINITY:
             soft = min(soft, old_limit[1])
         resource.setrlimit(resource.RLIMIT_AS, (soft, old_limit[1]))

@@ -155,7 +155,9 @@ def fail(exc: BaseException) -> int:
         # Any other file the system refused (a link loop, a socket): name it, no traceback.
         from workbench.engine.userfiles import describe
 
-        warn(f"{exc.filename}: {describe(exc.filename, exc)}")
+        name = str(exc.filename)
+        shown = name if len(name) <= 200 else name[:200] + "…"
+        warn(f"{shown}: {describe(name, exc)}")
         return ExitCode.BAD_INPUT
     if os.environ.get("WORKBENCH_DEBUG"):
         raise exc
