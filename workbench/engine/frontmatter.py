@@ -108,12 +108,10 @@ def read_head(
             data = b"".join(chunks)
     finally:
         os.close(fd)
-    cut = -1
-    for _ in range(max_lines):
-        cut = data.find(b"\n", cut + 1)
-        if cut == -1:
-            break
-    if cut != -1:
+    if newlines >= max_lines:  # most memories are shorter: nothing to cut
+        cut = -1
+        for _ in range(max_lines):
+            cut = data.find(b"\n", cut + 1)
         data = data[: cut + 1]
     return normalize_text(data.decode("utf-8", errors="replace"))
 

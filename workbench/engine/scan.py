@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from stat import S_ISREG
 
 from workbench.engine.frontmatter import (
     description_of,
@@ -19,7 +20,7 @@ from workbench.engine.frontmatter import (
     read_head,
 )
 from workbench.engine.jsutil import js_iso
-from workbench.engine.userfiles import describe, refusal
+from workbench.engine.userfiles import describe, pseudo_filesystems, refusal
 
 MAX_MEMORY_FILES = 200
 ENTRYPOINT_NAME = "MEMORY.md"
@@ -54,6 +55,7 @@ def iter_memory_paths(
     (path, reason) when a list is given, so lint can name them.
     """
     root = os.fspath(memory_dir)
+    pseudo = pseudo_filesystems()
     found: list[tuple[str, os.stat_result]] = []
     stack = [root]
     while stack:
@@ -75,12 +77,10 @@ def iter_memory_paths(
                 if problems is not None and entry.name.endswith(".md"):
                     problems.append((entry.path, describe(entry.path, exc)))
                 continue
-            reason = refusal(info)
-            if reason is not None:
-                if problems is not None:
-                    problems.append((entry.path, reason))
-                continue
-            found.append((entry.path, info))
+            if S_ISREG(info.st_mode) and info.st_dev not in pseudo:
+                found.append((entry.path, info))
+            elif problems is not None:
+                problems.append((entry.path, refusal(info) or "not a regular file"))
         stack.extend(reversed(subdirs))
     return found
 

@@ -87,7 +87,7 @@ def _kind_of(mode: int) -> str:
 _pseudo_devices: frozenset[int] | None = None
 
 
-def _pseudo_filesystems() -> frozenset[int]:
+def pseudo_filesystems() -> frozenset[int]:
     """Device numbers of /proc and /sys, whose "regular" files can block or never end."""
     global _pseudo_devices
     if _pseudo_devices is None:
@@ -105,7 +105,7 @@ def refusal(info: os.stat_result) -> str | None:
     """Why a file with this stat is not read, or None for a regular file."""
     if not stat.S_ISREG(info.st_mode):
         return _kind_of(info.st_mode)
-    if info.st_dev in _pseudo_filesystems():
+    if info.st_dev in pseudo_filesystems():
         return "a kernel pseudo-file (/proc or /sys), not a regular file; not read"
     return None
 
@@ -231,9 +231,11 @@ def read_start(
         os.close(fd)
 
 
-def open_stream(path: str | os.PathLike[str], buffering: int = -1) -> IO[bytes]:
+def open_stream(
+    path: str | os.PathLike[str], buffering: int = -1, known: os.stat_result | None = None
+) -> IO[bytes]:
     """A binary file object for streaming a regular file (transcripts)."""
-    fd, _ = open_regular(path)
+    fd, _ = open_regular(path, known)
     try:
         return os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:
@@ -255,43 +257,18 @@ def read_stream(stream: IO[bytes] | IO[str], limit: int, what: str) -> bytes:
 
 
 def iter_lines(stream: IO[bytes], max_line: int = TRANSCRIPT_LINE_LIMIT) -> Iterator[bytes]:
-    """The lines of a stream (each with its newline), holding at most `max_line` bytes of
-    any one line: a longer line comes back as an empty line, so numbering stays right."""
-    pending: list[bytes] = []  # the start of a line that runs past the chunk
-    pending_size = 0
-    skipping = False  # inside a line already known to be too long
-    read = stream.read
-    while True:
-        chunk = read(1 << 20)
-        if not chunk:
-            break
-        start = 0
-        end = chunk.find(b"\n")
-        while end != -1:
-            if skipping:
-                skipping = False
-                yield b"\n"
-            elif pending:
-                pending.append(chunk[start : end + 1])
-                line = b"".join(pending)
-                pending, pending_size = [], 0
-                yield line if len(line) <= max_line + 1 else b"\n"
-            elif end - start <= max_line:
-                yield chunk[start : end + 1]
-            else:
-                yield b"\n"
-            start = end + 1
-            end = chunk.find(b"\n", start)
-        if start < len(chunk) and not skipping:
-            pending.append(chunk[start:] if start else chunk)
-            pending_size += len(chunk) - start
-            if pending_size > max_line:
-                pending, pending_size = [], 0
-                skipping = True
-    if pending:
-        yield b"".join(pending)
-    elif skipping:
-        yield b""
+    """The lines of a buffered stream, as iterating it gives them, holding at most
+    `max_line` bytes of any one line: a longer line comes back as b"\n" (b"" at the very
+    end), so line numbers stay right. Each read is the stream's own C readline."""
+    readline = stream.readline
+    limit = max_line + 1
+    while line := readline(limit):
+        if len(line) <= max_line or line[-1] == 10:  # nearly every line: one compare
+            yield line
+            continue
+        while (rest := readline(1 << 20)) and rest[-1:] != b"\n":
+            pass  # the rest of a runaway line: read past it, never held
+        yield b"\n" if rest else b""
 
 
 # --- JSON -----------------------------------------------------------------------------------

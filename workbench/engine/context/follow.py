@@ -129,7 +129,7 @@ class TranscriptFollower:
             return FollowUpdate(0, report != before, True, report)
         if stat.st_size == self._offset + len(self._pending):
             return FollowUpdate(0, False, False, self._report)
-        with open_stream(self.path) as handle:
+        with open_stream(self.path, known=stat) as handle:
             handle.seek(self._offset + len(self._pending))
             data = handle.read(stat.st_size - self._offset - len(self._pending))
         return self.feed(data, size=stat.st_size)

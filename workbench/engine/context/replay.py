@@ -415,7 +415,7 @@ def replay_file(
     target = Path(path)
     try:
         # A regular file only (a FIFO would never end); lines are streamed, each bounded.
-        handle = open_stream(target, buffering=0)
+        handle = open_stream(target, buffering=1 << 20)
     except FileNotFoundError:
         raise NotFoundError(f"no transcript at {target}") from None
     except IsADirectoryError:

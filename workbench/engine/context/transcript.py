@@ -897,7 +897,7 @@ def _quick_session_info(target: Path, stat: os.stat_result, extras: dict[str, An
     first_stamp: str | None = None
     titles: list[Entry] = []
     first_prompt: str | None = None
-    with open_stream(target, buffering=0) as handle:
+    with open_stream(target, buffering=1 << 20) as handle:
         for line in iter_lines(handle):
             kind = sniff_type(line)
             if kind in _TITLE_TYPES:
