@@ -95,9 +95,9 @@ def read_for_surfacing(path: str, data: bytes | None = None) -> SurfacedRead:
 def _read_start_and_count(path: str) -> tuple[bytes, tuple[int, int] | None]:
     """The first `SURFACE_READ_BYTES` of a regular file and, when the file is longer, its
     size and line count (counted by streaming past the rest, not holding it)."""
-    fd, _ = open_regular(path)
+    fd, info = open_regular(path)
     try:
-        data = read_fd(fd, SURFACE_READ_BYTES + 1)
+        data = read_fd(fd, SURFACE_READ_BYTES + 1, info.st_size + 1)  # sized: most are small
         if len(data) <= SURFACE_READ_BYTES:
             return data, None
         size, newlines, last = len(data), data.count(b"\n"), data[-1:]
