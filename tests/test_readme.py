@@ -24,3 +24,16 @@ def test_every_binding_id_is_documented():
         )
     missing = [binding_id for binding_id in ids if f"`{binding_id}`" not in README]
     assert missing == []
+
+
+def test_every_command_is_documented():
+    from workbench.cli import build_parser
+
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+    missing = [
+        name
+        for name in commands.choices
+        if f"`{name}" not in README and f"workbench {name}" not in README
+    ]
+    assert missing == []

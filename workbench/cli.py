@@ -14,7 +14,12 @@ import sys
 from collections.abc import Sequence
 
 from workbench import __version__
-from workbench.commands.common import ExitCode, add_common_options, fail
+from workbench.commands.common import (
+    ExitCode,
+    WorkbenchArgumentParser,
+    add_common_options,
+    fail,
+)
 
 FRONT_MODULE = "workbench.commands.front"
 COMMAND_MODULES = (
@@ -23,8 +28,15 @@ COMMAND_MODULES = (
     "workbench.commands.context",
     "workbench.commands.agents",
     "workbench.commands.team",
+    "workbench.commands.live",
 )
 FRONT_COMMANDS = frozenset({"tui", "demo"})
+# Commands Claude Code runs on every message or session event: only their own module is
+# imported, so each call pays for what it uses and nothing else.
+HOT_COMMANDS = {
+    "statusline": "workbench.commands.context",
+    "hook": "workbench.commands.live",
+}
 # Options that take a value, so the word after them is never the command name.
 _VALUE_OPTIONS = frozenset(
     {
@@ -54,9 +66,9 @@ def first_command(argv: Sequence[str]) -> str | None:
 
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     """The parser with the commands of `modules` (all of them by default)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = WorkbenchArgumentParser(add_help=False)
     add_common_options(common)
-    parser = argparse.ArgumentParser(
+    parser = WorkbenchArgumentParser(
         prog="workbench",
         description="See, edit and trust Claude Code's memory. Without a command, opens the app.",
         parents=[common],
@@ -79,7 +91,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the collector kept walking them: off until the first frame is on screen (the app
         # turns it back on then), worth ~20 ms of a 0.6 s start.
         gc.disable()
-    parser = build_parser((FRONT_MODULE,) if app_only else COMMAND_MODULES)
+    command = first_command(argv)
+    if app_only:
+        modules: Sequence[str] = (FRONT_MODULE,)
+    elif not wants_help and command in HOT_COMMANDS:
+        modules = (HOT_COMMANDS[command],)
+    else:
+        modules = COMMAND_MODULES
+    parser = build_parser(modules)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

@@ -7,6 +7,7 @@ Tests point the `anthropic` SDK at `server.base_url` and script what it answers:
     fake.reply_error(529, "overloaded_error", "busy")
     fake.reply_prompt_too_long(210_000, 200_000)
     fake.reply_text("late", delay=5)            # slow: the client's timeout fires first
+    fake.reply_text("x" * 500, trickle=0.2)     # one byte every 0.2 s: no single read is slow
 
 Replies are served in order to `POST /v1/messages`, as plain JSON or as a server-sent event
 stream with the real event sequence when the request says `stream: true`. Every request
@@ -59,6 +60,9 @@ class ScriptedReply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     """Seconds to wait before answering (for timeouts)."""
+    trickle: float = 0.0
+    """When set, the body (or event stream) is sent one byte at a time, this many seconds
+    apart, after the headers: each read is quick, the whole answer is not."""
     raw_body: bytes | None = None
     """Sent verbatim instead of a JSON message (for malformed responses)."""
     stream_error: tuple[str, str] | None = None
@@ -191,7 +195,7 @@ class FakeMessagesAPI:
         )
 
     def reply_count_tokens(self, value: int | ScriptedReply) -> None:
-        """Script the next count-tokens answer (an int, or an error reply)."""
+        """Script the next count-tokens answer (an int, an error reply, or a raw body)."""
         with self._lock:
             self._count_replies.append(value)
 
@@ -282,7 +286,7 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             if not api._wait(scripted.delay):
                 return
             if scripted.raw_body is not None:
-                self._send(scripted.status, scripted.raw_body, scripted.headers)
+                self._send(scripted.status, scripted.raw_body, scripted.headers, scripted.trickle)
                 return
             if scripted.status != 200 or scripted.error_type:
                 self._send_error(
@@ -296,13 +300,16 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             if body.get("stream"):
                 self._stream(message, scripted)
             else:
-                self._send(200, json.dumps(message).encode(), scripted.headers)
+                self._send(200, json.dumps(message).encode(), scripted.headers, scripted.trickle)
 
         def _count_tokens(self, body: Any) -> None:
             if not isinstance(body, dict) or "messages" not in body or "model" not in body:
                 self._send_error(400, "invalid_request_error", "messages and model are required")
                 return
             scripted = api._next_count()
+            if isinstance(scripted, ScriptedReply) and scripted.raw_body is not None:
+                self._send(scripted.status, scripted.raw_body, scripted.headers, scripted.trickle)
+                return
             if isinstance(scripted, ScriptedReply):
                 self._send_error(
                     scripted.status,
@@ -325,8 +332,9 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             for event, data in _stream_events(message, scripted):
-                self.wfile.write(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
-                self.wfile.flush()
+                payload = f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+                if not self._write(payload, scripted.trickle):
+                    return
 
         def _send_error(
             self,
@@ -338,7 +346,13 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             payload = {"type": "error", "error": {"type": error_type, "message": message}}
             self._send(status, json.dumps(payload).encode(), headers)
 
-        def _send(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+        def _send(
+            self,
+            status: int,
+            data: bytes,
+            headers: Mapping[str, str] | None = None,
+            trickle: float = 0.0,
+        ) -> None:
             self.send_response(status)
             extra = dict(headers or {})
             self.send_header("content-type", extra.pop("content-type", "application/json"))
@@ -347,8 +361,21 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             for key, value in extra.items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(data)
+            self._write(data, trickle)
+
+        def _write(self, data: bytes, trickle: float) -> bool:
+            """Send `data` (byte by byte when trickling); False once the server stops."""
+            if trickle <= 0:
+                self.wfile.write(data)
+                self.wfile.flush()
+                return True
             self.wfile.flush()
+            for index in range(len(data)):
+                if not api._wait(trickle):
+                    return False
+                self.wfile.write(data[index : index + 1])
+                self.wfile.flush()
+            return True
 
     return Handler
 

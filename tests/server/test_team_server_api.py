@@ -192,6 +192,25 @@ def test_unsafe_keys_are_refused_and_nothing_is_stored(http, key):
 
 
 @pytest.mark.parametrize(
+    ("content", "error_code"),
+    [
+        # JSON escapes for lone surrogates: they decode, but no UTF-8 store (or file system)
+        # can hold them, so the server refuses them instead of failing with a 500.
+        (b'{"entries": {"good.md": "fine", "bad\\ud800.md": "x"}}', "invalid_entry_key"),
+        (b'{"entries": {"bad\\udcff.md": "x"}}', "invalid_entry_key"),
+        (b'{"entries": {"good.md": "half a pair \\ud800"}}', "invalid_body"),
+        (b'{"entries": {"' + b"n" * 256 + b'.md": "x"}}', "invalid_entry_key"),
+    ],
+    ids=["surrogate-key", "escaped-byte-key", "surrogate-value", "name-over-255-bytes"],
+)
+def test_keys_and_values_no_client_could_store_get_400(http, content, error_code):
+    response = http.put(PATH, params={"repo": "acme/widgets"}, content=content)
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["error_code"] == error_code
+    assert get(http).status_code == 404
+
+
+@pytest.mark.parametrize(
     "content",
     [b"not json", b"[]", b'{"entries": []}', b'{"entries": {"a.md": 1}}', b"\xff\xfe"],
 )

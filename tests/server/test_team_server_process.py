@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,39 @@ def test_an_unusable_database_path_is_a_clear_error(tmp_path: Path):
     blocker.write_text("not a folder")
     done = _run("--db", str(blocker / "db.sqlite3"), "--token", "t", "--port", "0")
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def _connect_right_after_the_line(db: Path) -> bool:
+    """Start the real command; connect the instant its first line arrives; True if accepted."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "team-server", "--port", "0", "--db", str(db)]
+        + ["--token", TOKEN, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line, "team-server printed nothing"
+        host, port = json.loads(line)["url"].removeprefix("http://").rsplit(":", 1)
+        try:
+            socket.create_connection((host, int(port)), timeout=10).close()
+        except ConnectionRefusedError:
+            return False
+        return True
+    finally:
+        proc.kill()
+        proc.communicate(timeout=10)
+
+
+def test_the_listening_line_comes_only_once_connections_are_accepted(tmp_path: Path):
+    # 50 real starts, four at a time to keep the test quick on a 2-core machine.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outcomes = list(
+            pool.map(_connect_right_after_the_line, [tmp_path / f"{n}.sqlite3" for n in range(50)])
+        )
+    assert outcomes.count(False) == 0, f"{outcomes.count(False)} of 50 connections were refused"

@@ -228,8 +228,33 @@ async def test_cancelled_dialog_and_missing_file(warnings_app):
         box.focus()
         await pilot.press("enter")
         await settle(app, pilot)
+        # A wrong path is said in the dialog, which stays open with what was typed.
+        assert isinstance(app.screen, SummaryModal)
+        hint = text_of(app.screen.query_one(".summary-hint", Static))
+        assert "no/such/summary.md is no file" in hint
+        assert app.screen.query_one("#summary-file", Input).value == "no/such/summary.md"
         assert pane.preview is before and pane.summary is None  # the earlier preview stays
-        assert any("no summary file at" in t.message for t in toasts)
+        assert not [t for t in toasts if t.severity == "error"]
+
+
+async def test_escape_keeps_a_pasted_summary_for_next_time(warnings_app):
+    app = warnings_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(app, pilot)
+        before = pane.preview
+        pane.query_one("#compaction-session", Select).focus()
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one("#summary-text", TextArea).load_text(SUMMARY)
+        app.screen.query_one("#summary-text", TextArea).focus()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, SummaryModal)
+        assert pane.summary is None and pane.preview is before  # cancelled: nothing ran
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryModal)
+        assert app.screen.query_one("#summary-text", TextArea).text == SUMMARY
 
 
 async def test_refresh_reads_the_disk_again(warnings_app, warnings_sample):
@@ -409,3 +434,14 @@ def test_snapshot_summary_dialog(snap_compare, warnings_sample, monkeypatch):
         theme="workbench-light",
     )
     assert snap_compare(app, terminal_size=(92, 36), run_before=open_dialog)
+
+
+async def test_the_gap_since_the_last_reply_reads_naturally(warnings_app):
+    app = warnings_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(app, pilot)
+        gap = pane.preview.microcompact.gap_minutes
+        assert gap is not None and 2 * 60 < gap < 2 * 1440  # hours, not "980 minutes"
+        micro = section(pane, "micro-body")
+        assert f"last reply {int(gap // 60)} hours before now" in micro
+        assert "minutes" not in micro

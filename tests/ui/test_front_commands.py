@@ -11,6 +11,8 @@ from tests.ui.conftest import build_project
 from workbench.cli import main
 from workbench.ui.app import WorkbenchApp
 
+HEADLESS = "textual.drivers.headless_driver:HeadlessDriver"
+
 
 @pytest.fixture
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[WorkbenchApp]:
@@ -24,6 +26,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[WorkbenchApp]:
         self.seen_home = os.environ.get("WORKBENCH_HOME")  # type: ignore[attr-defined]
 
     monkeypatch.setattr(WorkbenchApp, "run", fake_run)
+    monkeypatch.setenv("TEXTUAL_DRIVER", HEADLESS)  # the stubbed run needs no terminal
     return apps
 
 
@@ -99,6 +102,7 @@ def test_the_collector_is_off_while_the_app_starts_and_on_after(
         seen.append(gc.isenabled())
 
     monkeypatch.setattr(WorkbenchApp, "run", fake_run)
+    monkeypatch.setenv("TEXTUAL_DRIVER", HEADLESS)
     project = build_project(tmp_path)
     monkeypatch.chdir(project.root)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(project.config_home))
@@ -127,3 +131,20 @@ async def test_the_first_frame_turns_the_collector_back_on(tmp_path: Path):
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+@pytest.mark.parametrize("argv", [["demo"], ["tui"], []])
+def test_without_a_terminal_the_app_says_so_and_exits_2(argv, tmp_path: Path, monkeypatch, capsys):
+    import subprocess
+    import sys
+
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "workbench", *argv, "--project", str(tmp_path)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,  # a bound against the old hang, not a speed
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "needs a terminal" in result.stderr

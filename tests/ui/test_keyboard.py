@@ -23,7 +23,15 @@ def test_every_action_is_declared_once_with_a_kebab_id_and_a_category():
         assert spec.id == spec.id.lower() and " " not in spec.id and "_" not in spec.id
         category, _, action = spec.title.partition(": ")
         assert category and action, spec.title
-    assert len([s for s in specs("main") if s.show]) + len([s for s in specs("app") if s.show]) <= 7
+    from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS
+
+    # The footer stays short wherever the focus is: memory verbs show in the tree and the
+    # viewer, index verbs in the MEMORY.md pane, the rest everywhere.
+    shown = [s for s in (*specs("main"), *specs("app")) if s.show]
+    name = lambda spec: spec.action.split("(", 1)[0]  # noqa: E731
+    everywhere = [s for s in shown if name(s) not in MEMORY_VERBS | INDEX_VERBS]
+    assert len([s for s in shown if name(s) in MEMORY_VERBS]) + len(everywhere) <= 7
+    assert len([s for s in shown if name(s) in INDEX_VERBS]) + len(everywhere) <= 7
     assert unknown_keymap_ids({"new-memory": "x", "nwe-memory": "y"}) == ["nwe-memory"]
     assert unknown_keymap_ids({"toggle-follow": "g"}, every_action()) == []
 
@@ -66,7 +74,8 @@ async def test_palette_offers_every_applicable_action(memory_project, app_factor
         expected.discard("Index: Shorten long lines")
         assert expected <= titles
         assert "Index: Shorten long lines" not in titles
-        assert {"Theme", "Keys", "Quit", "Screenshot"} <= titles  # Textual's own stay
+        # Textual's own stay, titled like ours (its Quit is "App: Quit").
+        assert {"App: Change theme", "App: Keys panel", "App: Save a screenshot (SVG)"} <= titles
         # Panes are built when first shown: until then the palette offers all their verbs.
         assert app.screen.pane("session") is None
         assert {spec.title for _info, spec in pane_actions()} <= titles
@@ -122,7 +131,7 @@ async def test_keymap_from_config_rebinds_by_id(memory_project, app_factory):
         await pilot.press("f6")
         await settle(app, pilot)
         assert app.screen.active_pane == "index"
-        await pilot.press("ctrl+n")
+        await pilot.press("escape", "ctrl+n")  # memory verbs work in the tree
         await settle(app, pilot)
         assert isinstance(app.screen, MemoryEditorScreen)
 
@@ -231,7 +240,9 @@ async def test_footer_shows_the_focused_panes_keys_and_the_palette_last(
         gauge_hints = app.screen.query_one(KeyHints).hints
         # The focused pane's own keys come first; the screen's stay after them.
         assert gauge_hints[:2] == [("f5", "Refresh"), ("f", "Follow")]
-        assert ("f", "Follow") not in hints and ("^n", "New") in gauge_hints
+        assert ("f", "Follow") not in hints
+        # The memory verbs work (and show) only in the tree and the viewer.
+        assert ("^n", "New") not in gauge_hints and ("f1", "Help") in gauge_hints
         assert gauge_hints[-1] == ("^p", "palette")
 
 
@@ -252,3 +263,104 @@ async def test_clicking_a_footer_key_presses_it(memory_project, app_factory):
         await pilot.click(KeyHints, offset=(SIZE[0] - len(" palette ") - 2, 0))
         await settle(app, pilot)
         assert type(app.screen).__name__ == "CommandPalette"
+
+
+async def test_typed_text_outside_an_input_opens_nothing_and_deletes_nothing(
+    memory_project, app_factory
+):
+    from workbench.ui.screens.confirm import ConfirmModal
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        before = sorted(p.name for p in memory_project.memory_dir.iterdir())
+        await pilot.press("7")  # the Team pane, with the focus in it
+        await settle(app, pilot)
+        # Text typed at a pane that has no box: no editor, no new-memory screen, no filter,
+        # and `d` then `y` does not delete the memory the (unfocused) tree highlights.
+        await pilot.press(*"need a verbose / edit", "d", "y", "r", "delete")
+        await settle(app, pilot)
+        assert app.screen is screen and not isinstance(app.screen, ConfirmModal)
+        assert not screen.query_one("#memory-filter").has_focus
+        assert sorted(p.name for p in memory_project.memory_dir.iterdir()) == before
+        assert screen.active_pane == "team"
+        # In the tree the same keys work.
+        await pilot.press("escape", "d")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+
+
+async def test_escape_always_returns_to_the_tree_and_focus_is_always_shown(
+    memory_project, app_factory
+):
+    from textual.color import Color
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        sidebar, panes = screen.query_one("#sidebar"), screen.query_one("#panes")
+        primary = Color.parse(app.theme_variables["primary"])
+        for keys in (("4",), ("6", "i", *"deploy", "escape"), ("8",), ("2",), ("slash", "x")):
+            await pilot.press(*keys)
+            await settle(app, pilot)
+            focused = app.focused
+            assert focused is not None, keys
+            in_sidebar = sidebar in focused.ancestors_with_self
+            # The area holding the focus wears the ring (the sidebar by its :focus-within
+            # rule, the panes' box painted by the screen).
+            if in_sidebar:
+                assert sidebar.styles.border_top[1] == primary, keys
+            else:
+                assert panes in focused.ancestors and panes.styles.border_top[1] == primary, keys
+            await pilot.press("escape")
+            await settle(app, pilot)
+            assert app.focused is screen.tree, keys
+            assert sidebar.styles.border_top[1] == primary
+        # Esc in the filter box also clears it.
+        assert screen.query_one("#memory-filter").value == ""
+
+
+async def test_index_pane_footer_shows_its_own_keys_when_focused(memory_project, app_factory):
+    from workbench.ui.widgets.footer import KeyHints
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        footer = app.screen.query_one(KeyHints)
+        tree_hints = [key for key, _label in footer.hints]
+        assert "t" not in tree_hints and "alt+d" not in " ".join(tree_hints)
+        await pilot.press("2")
+        await settle(app, pilot)
+        labels = [label for _key, label in footer.hints]
+        # The pane's own verbs, and not the memory verbs that would act on the tree.
+        assert {"Team index", "Fix dangling", "Index orphans", "Shorten lines"} <= set(labels)
+        assert "Delete" not in labels and "Edit" not in labels and "New" not in labels
+        enabled = {binding.description: on for binding, _display, on in footer._hints}
+        assert enabled["Fix dangling"] and enabled["Index orphans"]
+        assert not enabled["Shorten lines"]  # the fixture index has no long line: dimmed
+
+
+async def test_palette_runs_a_memory_verb_on_the_tree_from_another_pane(
+    memory_project, app_factory
+):
+    from workbench.ui.screens.confirm import ConfirmModal
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"Memory: Delete memory")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        # The memory the verb acts on is brought forward first.
+        assert isinstance(app.screen, ConfirmModal)
+        assert app.screen.question == "Delete notes_unindexed.md?"
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen.active_pane == "memory" and app.focused is app.screen.tree

@@ -123,8 +123,8 @@ async def test_index_pane_marks_dangling_and_orphans(memory_project, app_factory
         options = pane.query_one(OptionList)
         prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert len(prompts) == 5  # no cut: everything loads
-        assert "missing file" in prompts[4]
-        assert all("✓" in p for p in prompts)
+        assert "missing file" in prompts[4] and "▲" in prompts[4]
+        assert all("✓" in p for p in prompts[:4])
 
 
 async def test_index_cut_is_drawn_after_line_200(tmp_path: Path, app_factory):
@@ -165,19 +165,37 @@ async def test_team_index_toggle(memory_project, app_factory):
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("t")
+        await pilot.press("2", "t")  # t works in the MEMORY.md pane
         await settle(app, pilot)
         pane = app.screen.query_one(IndexPane)
         assert pane.team and pane.report.path.endswith("team/MEMORY.md")
         assert pane.report.entries[0].target == "project_deploy.md"
 
 
-async def test_fix_dangling_then_undo(memory_project, app_factory):
+async def test_fix_dangling_shows_the_change_first_then_undo(memory_project, app_factory):
+    from workbench.ui.screens.confirm import DiffConfirmModal
+    from workbench.ui.widgets.diff_view import DiffView
+
     index = memory_project.memory_dir / "MEMORY.md"
+    original = index.read_text()
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
+        await pilot.press("2", "alt+d")
+        await settle(app, pilot)
+        # The rewrite is shown as a diff and waits for a yes: nothing written yet.
+        modal = app.screen
+        assert isinstance(modal, DiffConfirmModal)
+        assert modal.question == "Remove 1 dangling line from MEMORY.md?"
+        removed = [line.text for line in modal.query_one(DiffView).lines if line.kind == "removed"]
+        assert removed == ["- [Old runbook](runbook_old.md) — this file was deleted"]
+        assert index.read_text() == original
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen) and index.read_text() == original
         await pilot.press("alt+d")
+        await settle(app, pilot)
+        await pilot.press("y")
         await settle(app, pilot)
         assert "runbook_old.md" not in index.read_text()
         assert app.screen.query_one(IndexPane).report.dangling == ()
@@ -193,7 +211,9 @@ async def test_fix_orphans_indexes_the_loose_note(memory_project, app_factory):
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("alt+o")
+        await pilot.press("2", "alt+o")
+        await settle(app, pilot)
+        await pilot.press("y")
         await settle(app, pilot)
         assert "(notes_unindexed.md)" in index.read_text()
         assert app.screen.query_one(IndexPane).report.orphans == ()
@@ -519,3 +539,116 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
         assert at_ready == [(first, first, False)]
         assert screen.tree.selected_path == first
         assert screen.query_one(MemoryPane).document.entry.path == first
+
+
+def shown_path(app) -> str | None:  # type: ignore[no-untyped-def]
+    document = app.screen.query_one(MemoryPane).document
+    return document.entry.path if document is not None else None
+
+
+async def test_viewer_shows_a_new_memory_and_the_verbs_act_on_it(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("n")
+        await settle(app, pilot)
+        editor = app.screen
+        editor.query_one("#field-type", Select).value = "reference"
+        editor.query_one("#field-name", Input).value = "Pager rota"
+        editor.query_one("#field-description", Input).value = "Who is on call for checkout"
+        editor.query_one("#field-body", TextArea).load_text("The rota lives in PagerDuty.\n")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        # The new file took the line the previous newest memory had: the viewer follows.
+        assert screen.tree.selected_path == "reference_pager_rota.md"
+        assert shown_path(app) == "reference_pager_rota.md"
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        assert app.screen.question == "Delete reference_pager_rota.md?"
+        await pilot.press("n", "e")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MemoryEditorScreen)
+        assert app.screen.document.entry.path == "reference_pager_rota.md"
+
+
+async def test_viewer_shows_the_renamed_file_even_after_a_rescan(memory_project, app_factory):
+    from workbench.ui.messages import MemoryFilesChanged
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = await open_memory(app, pilot, "reference_dashboards.md")
+        await pilot.press("r")
+        await settle(app, pilot)
+        app.screen.query_one(Input).value = "reference_grafana.md"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert screen.tree.selected_path == "reference_grafana.md"
+        assert shown_path(app) == "reference_grafana.md"
+        # What the file watcher posts after the rename: the viewer must not go back to the
+        # old name (and say it cannot show it).
+        screen.post_message(MemoryFilesChanged(()))
+        await settle(app, pilot)
+        pane = screen.query_one(MemoryPane)
+        assert pane.has_content and shown_path(app) == "reference_grafana.md"
+        # Renamed by another process (the CLI, Claude Code): the tree moves on, and the viewer
+        # shows the row it highlights, not "cannot show reference_grafana.md".
+        app.engine.memories.rename("reference_grafana.md", "reference_boards.md")
+        screen.post_message(MemoryFilesChanged(()))
+        await settle(app, pilot)
+        assert screen.tree.selected_path is not None
+        assert pane.has_content and shown_path(app) == screen.tree.selected_path
+
+
+async def test_after_a_delete_the_viewer_shows_the_row_then_highlighted(
+    memory_project, app_factory
+):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.tree.selected_path == "notes_unindexed.md"
+        await pilot.press("d")
+        await settle(app, pilot)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert not (memory_project.memory_dir / "notes_unindexed.md").exists()
+        # The next row in the group takes the deleted one's place, and the viewer shows it.
+        assert screen.tree.selected_path == "user_role.md"
+        pane = screen.query_one(MemoryPane)
+        assert pane.has_content and shown_path(app) == "user_role.md"
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert app.screen.question == "Delete user_role.md?"
+
+
+async def test_a_rescan_keeps_the_viewers_place_in_the_same_memory(memory_project, app_factory):
+    from textual.containers import VerticalScroll
+
+    from workbench.ui.messages import MemoryFilesChanged
+
+    long_body = "".join(f"Line {n} of a long note.\n\n" for n in range(120))
+    (memory_project.memory_dir / "user_role.md").write_text(
+        "---\nname: User role\ndescription: Long\ntype: user\n---\n\n" + long_body
+    )
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = await open_memory(app, pilot, "user_role.md")
+        scroll = screen.query_one(MemoryPane).query_one(".memory-scroll", VerticalScroll)
+        scroll.scroll_to(y=40, animate=False)
+        await pilot.pause()
+        assert scroll.scroll_y == 40
+        # Claude Code appends to the file; the watcher posts this and the viewer re-reads it.
+        path = memory_project.memory_dir / "user_role.md"
+        path.write_text(path.read_text() + "One more line.\n")
+        screen.post_message(MemoryFilesChanged(()))
+        await settle(app, pilot)
+        assert "One more line." in screen.query_one(MemoryPane).document.text
+        assert scroll.scroll_y == 40
+        await pilot.press("down")  # another memory starts at its top
+        await settle(app, pilot)
+        assert scroll.scroll_y == 0

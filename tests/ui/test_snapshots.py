@@ -120,7 +120,7 @@ class TestMainScreen:
         assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("alt+2"))
 
     def test_team_index(self, snap_compare, fixture_app):
-        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("t"))
+        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("2", "t"))
 
     def test_index_cut(self, snap_compare, tmp_path: Path, app_factory):
         app = app_factory(build_project(tmp_path, index=long_index(230)))
@@ -225,16 +225,30 @@ class TestEveryPane:
     their workers from the installed `warnings` sample (the demo's project), with a fixed clock.
     """
 
-    @pytest.mark.parametrize("pane", [pane for pane, _tab, _title in PANES])
-    def test_pane(self, snap_compare, warnings_app, pane: str):
+    @staticmethod
+    def keys_for(pane: str) -> tuple[str, ...]:
         number = str([p for p, _t, _f in PANES].index(pane) + 1)
         keys: tuple[str, ...] = (number,)
         if pane == "recall":
             # i puts the cursor in the query box; Enter runs it; Esc goes back to the results.
             keys += ("i", *RECALL_QUERY, "enter", "escape")
+        return keys
+
+    @pytest.mark.parametrize("pane", [pane for pane, _tab, _title in PANES])
+    def test_pane(self, snap_compare, warnings_app, pane: str):
         prepare = stage_proposals if pane == "review" else None
         app = warnings_app(prepare=prepare, now=SAMPLE_NOW)
-        assert snap_compare(app, terminal_size=PANE_SIZE, run_before=settled(*keys))
+        run = settled(*self.keys_for(pane))
+        assert snap_compare(app, terminal_size=PANE_SIZE, run_before=run)
+
+    @pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+    @pytest.mark.parametrize("pane", [pane for pane, _tab, _title in PANES])
+    def test_pane_small_screen(self, snap_compare, warnings_app, pane: str, size):
+        # The sidebar narrows, the tab strip tightens: every pane stays usable.
+        prepare = stage_proposals if pane == "review" else None
+        app = warnings_app(prepare=prepare, now=SAMPLE_NOW)
+        run = settled(*self.keys_for(pane))
+        assert snap_compare(app, terminal_size=size, run_before=run)
 
     @pytest.mark.parametrize("pane", ["gauge", "team"])
     def test_pane_light(self, snap_compare, warnings_app, pane: str):

@@ -389,3 +389,57 @@ def test_actions_are_declared_once_with_unique_ids_and_keys():
     bound = {binding.id for binding in TeamSyncPane.BINDINGS}  # type: ignore[union-attr]
     assert bound == set(ids)
     assert all(hasattr(TeamSyncPane, f"action_{spec.action}") for spec in PANE_ACTIONS)
+
+
+async def test_team_pane_follows_team_files_changed_on_disk(tmp_path: Path):
+    # In the whole app, as the tree does: no f5 needed once a team file is written outside.
+    from tests.ui.conftest import build_project
+    from tests.ui.conftest import settle as settle_app
+    from tests.ui.test_snapshots import TEST_SETTINGS
+    from workbench.ui.app import make_app
+
+    project = build_project(tmp_path)
+    engine = project.engine()
+    app = make_app(engine, TEST_SETTINGS.replace(watch_files=True), now=project.now)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle_app(app, pilot)
+        await pilot.press("7")
+        await settle_app(app, pilot)
+        pane = app.screen.pane("team")
+        assert isinstance(pane, TeamSyncPane) and pane.report is not None
+        before = pane.report.status.local_entries
+        (project.memory_dir / "team" / "reference_runbooks.md").write_text(
+            "---\nname: Runbooks\ndescription: Where the runbooks live\ntype: reference\n---\n"
+            "In the wiki.\n",
+            encoding="utf-8",
+        )
+
+        def counted() -> bool:
+            report = pane.report
+            return report is not None and report.status.local_entries == before + 1
+
+        await wait_for(pilot, counted, timeout=20.0)
+        assert "reference_runbooks.md" in text_of(pane, ".team-keys")
+
+
+async def test_disabled_sync_keys_say_why(tmp_path: Path):
+    from tests.ui.conftest import Toasts, build_project
+    from tests.ui.conftest import settle as settle_app
+    from tests.ui.test_snapshots import TEST_SETTINGS
+    from workbench.ui.app import make_app
+
+    project = build_project(tmp_path)  # no github.com remote, no server: sync cannot run
+    app = make_app(project.engine(), TEST_SETTINGS, now=project.now)
+    toasts = Toasts()
+    async with app.run_test(size=(130, 40), notifications=True, message_hook=toasts) as pilot:
+        await settle_app(app, pilot)
+        await pilot.press("7")
+        await settle_app(app, pilot)
+        for key in ("P", "p", "F"):
+            toasts.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            assert [t.message for t in toasts] == [
+                "No github.com remote. Team memory belongs to a GitHub repo: add a github.com "
+                "remote to the project (git remote add origin git@github.com:OWNER/NAME.git)."
+            ], key

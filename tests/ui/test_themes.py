@@ -140,3 +140,15 @@ async def test_theme_choice_is_remembered(memory_project, app_factory, tmp_path:
         app.theme = "workbench-light"
         await settle(app, pilot)
     assert load_settings().theme == "workbench-light"
+
+
+async def test_only_styled_themes_are_offered(memory_project, app_factory):
+    # Textual's own themes (ansi-light drew the over-limit banner red on red) are not
+    # offered: the picker lists ours and the YAML themes, each snapshotted.
+    shipped = {ThemeSpec.from_file(path).name for path in THEME_FILES}
+    app = app_factory(memory_project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert set(app.available_themes) == set(BUILTIN_THEMES) | shipped
+        assert "textual-ansi" not in app.available_themes
+        assert "ansi-light" not in app.available_themes

@@ -72,7 +72,7 @@ def tmux(tmp_path: Path):
 # and a footer label of its own keys.
 PANE_MARKS: dict[str, tuple[str, str]] = {
     "memory": ("changed ", "Edit"),
-    "index": ("headroom", "Edit"),
+    "index": ("headroom", "Team index"),
     "session": ("each up to 2,000 tokens", "Notes text"),
     "gauge": ("tokens used", "Follow"),
     "compaction": ("auto-compact at", "Check summary"),

@@ -8,12 +8,19 @@ that need the model fall back to a dry run when no API key is set, and say so on
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, emit, open_engine, wants_json, warn
+from workbench.commands.common import (
+    ExitCode,
+    add_session_arguments,
+    emit,
+    open_engine,
+    resolve_session,
+    wants_json,
+    warn,
+)
 from workbench.engine.errors import UserInputError, WorkbenchError
 
 if TYPE_CHECKING:
@@ -38,10 +45,11 @@ def register_agent_commands(
         help="run the memory extraction agent over a session transcript",
         description=(
             "Run Claude Code's memory extraction agent over TRANSCRIPT (a .jsonl path or a "
-            "session id). Proposed memory writes go to the review queue unless --apply."
+            "session id or prefix; default: the newest session). Proposed memory writes go to "
+            "the review queue unless --apply."
         ),
     )
-    extract.add_argument("transcript", metavar="TRANSCRIPT", help="transcript file or session id")
+    add_session_arguments(extract)
     _add_run_flags(extract)
     extract.set_defaults(handler=run_extract)
 
@@ -77,7 +85,13 @@ def register_agent_commands(
         help="list, show, accept or reject memory writes proposed by the agents",
         description="The review queue of writes proposed by extract and dream.",
     )
-    review.add_argument("action", choices=("list", "show", "accept", "reject"))
+    review.add_argument(
+        "action",
+        nargs="?",
+        default="list",
+        choices=("list", "show", "accept", "reject"),
+        help="list (the default), show, accept or reject",
+    )
     review.add_argument("ids", metavar="ID", nargs="*", help="proposal id (a unique prefix)")
     review.add_argument("--all", action="store_true", help="accept or reject every proposal")
     review.set_defaults(handler=run_review)
@@ -110,15 +124,6 @@ def _refuse_apply_without_key(engine: Engine, apply: bool) -> None:
 # --- extract ---------------------------------------------------------------------------------
 
 
-def _transcript_path(engine: Engine, value: str) -> str:
-    if os.path.isfile(value):
-        return value
-    candidate = engine.locations.transcript_path(value)
-    if "/" not in value and os.path.isfile(candidate):
-        return candidate
-    raise UserInputError(f"no transcript file or session {value!r}")
-
-
 def run_extract(args: argparse.Namespace) -> int:
     """`workbench extract TRANSCRIPT [--dry-run] [--apply]`."""
     import asyncio
@@ -126,7 +131,7 @@ def run_extract(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     _refuse_apply_without_key(engine, args.apply)
     agent = engine.agents.extraction
-    plan = agent.plan(_transcript_path(engine, args.transcript))
+    plan = agent.plan(str(resolve_session(engine, args)))
     notice = ""
     if args.dry_run or not _has_key(engine) or not plan.step.should_run:
         if not args.dry_run and plan.step.should_run:

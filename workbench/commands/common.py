@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from workbench.engine.errors import UserInputError, WorkbenchError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
 
     from workbench.engine import Engine
-
-log = logging.getLogger("workbench")
 
 
 class ExitCode(IntEnum):
@@ -77,6 +76,56 @@ def wants_json(args: argparse.Namespace) -> bool:
     return bool(option(args, "json", False))
 
 
+class WorkbenchArgumentParser(argparse.ArgumentParser):
+    """argparse with a one-line error (the usage text is one `--help` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def check_explicit_paths(args: argparse.Namespace) -> None:
+    """Folders and files named on the command line must exist and be the right kind."""
+    memory_dir = option(args, "memory_dir")
+    if memory_dir:
+        if not os.path.exists(memory_dir):
+            raise UserInputError(f"--memory-dir {memory_dir}: no such folder")
+        if not os.path.isdir(memory_dir):
+            raise UserInputError(f"--memory-dir {memory_dir}: not a folder")
+    settings = option(args, "settings")
+    if settings:
+        if not os.path.exists(settings):
+            raise UserInputError(f"--settings {settings}: no such file")
+        if not os.path.isfile(settings):
+            raise UserInputError(f"--settings {settings}: not a regular file")
+    config_home = option(args, "config_home")
+    if config_home and os.path.exists(config_home) and not os.path.isdir(config_home):
+        raise UserInputError(f"--config-home {config_home}: not a folder")
+
+
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    """TRANSCRIPT, --session and --latest: one way to name a session, for every command
+    that reads one (the default is the newest session of the project)."""
+    parser.add_argument(
+        "transcript",
+        metavar="TRANSCRIPT",
+        nargs="?",
+        help="a .jsonl file or a session id (a unique prefix is enough); default: the newest",
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--session", metavar="ID", help="a session of this project (or a prefix)")
+    which.add_argument("--latest", action="store_true", help="the newest session (the default)")
+
+
+def resolve_session(engine: Engine, args: argparse.Namespace) -> Path:
+    """The transcript `add_session_arguments` named, through the engine's one resolver."""
+    transcript = getattr(args, "transcript", None)
+    session = getattr(args, "session", None)
+    latest = bool(getattr(args, "latest", False))
+    if transcript and (session or latest):
+        raise UserInputError("give a TRANSCRIPT, --session or --latest, not more than one")
+    return engine.context.resolve_transcript(transcript, session=session, latest=latest)
+
+
 def open_engine(args: argparse.Namespace) -> Engine:
     """The engine for the project and folders the options name."""
     from workbench.engine import Engine
@@ -84,6 +133,7 @@ def open_engine(args: argparse.Namespace) -> Engine:
     project = option(args, "project") or os.getcwd()
     if not os.path.isdir(project):
         raise WorkbenchError(f"project folder not found: {project}")
+    check_explicit_paths(args)
     engine = Engine.open(
         project,
         config_home=option(args, "config_home"),
@@ -98,12 +148,40 @@ def open_engine(args: argparse.Namespace) -> Engine:
     return engine
 
 
+UNBOUNDED_WIDTH = 1 << 16
+"""The width tables are laid out in when output is not a terminal: nothing is cut or folded."""
+
+
 def console(stderr: bool = False) -> Console:
-    """A Rich console that drops colour when not on a terminal or when NO_COLOR is set."""
+    """A Rich console that drops colour when not on a terminal or when NO_COLOR is set, and
+    never truncates when its output goes to a pipe or a file."""
     from rich.console import Console
 
     no_color = bool(os.environ.get("NO_COLOR"))
-    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=True)
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if _isatty(stream) else UNBOUNDED_WIDTH
+    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=True, width=width)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def escape(text: str) -> str:
+    """`text` made safe to put inside a Rich markup string."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def plain(text: object) -> Any:
+    """`text` as a Rich Text: printed as is, never read as markup (memory text, paths)."""
+    from rich.text import Text
+
+    return Text(str(text))
 
 
 def emit(
@@ -161,6 +239,8 @@ def fail(exc: BaseException) -> int:
         return ExitCode.BAD_INPUT
     if os.environ.get("WORKBENCH_DEBUG"):
         raise exc
-    log.debug("unexpected error", exc_info=exc)
+    import logging  # here, not at the top: the status line and hooks start faster without it
+
+    logging.getLogger("workbench").debug("unexpected error", exc_info=exc)
     warn(f"internal error: {exc.__class__.__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)")
     return ExitCode.BAD_INPUT

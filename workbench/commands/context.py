@@ -5,10 +5,24 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, add_command, emit, open_engine, wants_json, warn
+from workbench.commands.common import (
+    ExitCode,
+    add_command,
+    add_session_arguments,
+    emit,
+    escape,
+    open_engine,
+    plain,
+    resolve_session,
+    wants_json,
+    warn,
+)
+from workbench.engine.context.statusline import DEFAULT_FORMAT as STATUS_FORMAT
+from workbench.engine.context.statusline import FIELDS as STATUS_FIELDS
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -23,10 +37,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     add("transcripts", run_transcripts, "list this project's sessions, newest first")
 
     gauge = add("gauge", run_gauge, "how full the context is, on Claude Code's threshold ladder")
-    gauge.add_argument("transcript", metavar="TRANSCRIPT", nargs="?", help="a .jsonl file")
-    which = gauge.add_mutually_exclusive_group()
-    which.add_argument("--session", metavar="ID", help="a session of this project (or a prefix)")
-    which.add_argument("--latest", action="store_true", help="the newest session (the default)")
+    add_session_arguments(gauge)
     gauge.add_argument("--model", metavar="M", help="judge against this model's limits")
     gauge.add_argument("--follow", action="store_true", help="keep watching; one line per change")
     gauge.add_argument(
@@ -43,14 +54,32 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     gauge.add_argument("--updates", type=int, default=None, help=argparse.SUPPRESS)
 
-    add(
+    status = add(
         "statusline", run_statusline, "one gauge line for Claude Code's status line (JSON on stdin)"
+    )
+    status.add_argument(
+        "--format",
+        metavar="TEMPLATE",
+        default=None,
+        help="fields in braces: "
+        + ", ".join("{" + name + "}" for name in STATUS_FIELDS)
+        + f" (default: {STATUS_FORMAT!r})",
+    )
+    status.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="ANSI colours at the warning, auto-compact and blocking thresholds "
+        "(auto: on unless NO_COLOR is set)",
+    )
+    status.add_argument(
+        "--no-badge", action="store_true", help="leave out the MEMORY.md truncation badge"
     )
 
     preview = add(
         "compact-preview", run_compact_preview, "what each kind of compaction would do, now"
     )
-    preview.add_argument("transcript", metavar="TRANSCRIPT", help="a .jsonl file or session id")
+    add_session_arguments(preview)
     preview.add_argument(
         "--session-memory", metavar="FILE", help="session notes (default: the session's own)"
     )
@@ -86,7 +115,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     notes.add_argument("--dry-run", action="store_true", help="update: show the request only")
 
     replay = add("replay", run_replay, "every API call's context size and where compaction fires")
-    replay.add_argument("transcript", metavar="TRANSCRIPT", help="a .jsonl file or session id")
+    add_session_arguments(replay)
     replay.add_argument("--model", metavar="M")
     replay.add_argument("--no-turns", action="store_true", help="leave out the per-call list")
 
@@ -103,7 +132,7 @@ def run_transcripts(args: argparse.Namespace) -> int:
         from rich.table import Table
 
         if not sessions:
-            con.print(f"No sessions in {engine.context.transcripts_dir}")
+            con.print(f"No sessions in {engine.context.transcripts_dir}", markup=False)
             return
         table = Table(box=None, pad_edge=False)
         table.add_column("session", no_wrap=True, min_width=8)
@@ -121,7 +150,7 @@ def run_transcripts(args: argparse.Namespace) -> int:
                 f"{s.messages:,}",
                 f"{s.context_tokens:,}",
                 str(s.compactions),
-                _cut(s.title or "", room),
+                plain(_cut(s.title or "", room)),
             )
         con.print(table)
 
@@ -137,19 +166,12 @@ def _cut(text: str, width: int) -> str:
 
 
 def run_gauge(args: argparse.Namespace) -> int:
-    if args.transcript and (args.session or args.latest):
-        raise UserInputError("give a TRANSCRIPT, --session or --latest, not more than one")
     engine = open_engine(args)
     service = engine.context
+    path = resolve_session(engine, args)
     if args.follow:
-        return _follow(args, engine)
-    report = service.gauge(
-        args.transcript,
-        session=args.session,
-        latest=args.latest,
-        model=args.model,
-        betas=tuple(args.beta),
-    )
+        return _follow(args, engine, path)
+    report = service.gauge(str(path), model=args.model, betas=tuple(args.beta))
     data = report.to_json()
     if args.measure:
         measured = service.measure(
@@ -162,10 +184,8 @@ def run_gauge(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _follow(args: argparse.Namespace, engine: Any) -> int:
-    follower = engine.context.follower(
-        args.transcript, session=args.session, latest=args.latest, model=args.model
-    )
+def _follow(args: argparse.Namespace, engine: Any, path: Any) -> int:
+    follower = engine.context.follower(str(path), model=args.model)
     limit = args.updates  # hidden: stop after N readings (tests, scripts)
     printed = [0]
 
@@ -189,7 +209,7 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
     from rich.table import Table
 
     t = report.thresholds
-    con.print(f"[bold]{report.transcript}[/bold]")
+    con.print(f"[bold]{escape(str(report.transcript))}[/bold]")
     con.print(
         f"model {report.model} ({report.model_source}) · window {t.context_window:,} "
         f"({t.context_window_source}) · max output {t.max_output_tokens:,} · "
@@ -237,37 +257,82 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
         )
         con.print(f"compactions: {listed}")
     for override in t.overrides:
-        con.print(f"env {override.name}={override.value}: {override.effect or 'no effect'}")
+        con.print(
+            f"env {override.name}={override.value}: {override.effect or 'no effect'}", markup=False
+        )
     if measurements:
         con.print(
             "measured: "
             + ", ".join(f"{k} {v:,}" for k, v in measurements.items() if isinstance(v, int))
         )
     for problem in report.problems:
-        con.print(f"note: {problem}")
+        con.print(f"note: {problem}", markup=False)
 
 
 # --- statusline -------------------------------------------------------------------------
 
 
 def run_statusline(args: argparse.Namespace) -> int:
+    # Claude Code blanks the status line on a non-zero exit or an empty line, so every
+    # problem still prints a short fallback and exits 0; the reason goes to stderr.
     from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
 
-    # Bounded and depth-checked: stdin may be /dev/zero or a 100,000-deep array.
-    stdin = getattr(sys.stdin, "buffer", sys.stdin)
-    raw = read_stream(stdin, STATUSLINE_LIMIT, "the status-line input")
-    payload = load_json(raw, "the status-line input") if raw.strip() else None
-    if not isinstance(payload, dict):
-        raise UserInputError("the status-line input must be a JSON object")
-    engine = open_engine(args)
-    line, report = engine.context.statusline(payload)
+    model = None
+    try:
+        # Bounded and depth-checked: stdin may be /dev/zero or a 100,000-deep array.
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        raw = read_stream(stdin, STATUSLINE_LIMIT, "the status-line input")
+        payload = load_json(raw, "the status-line input") if raw.strip() else None
+        if not isinstance(payload, dict):
+            raise UserInputError("the status-line input must be a JSON object")
+        model = _payload_model(payload)
+        engine = open_engine(_with_payload_project(args, payload))
+        result = engine.context.statusline(
+            payload, fmt=args.format, color=_wants_colour(args), badge=not args.no_badge
+        )
+    except Exception as exc:  # noqa: BLE001 - the line must never go blank
+        from workbench.commands.common import fail
+        from workbench.engine.context.statusline import fallback_line
+
+        fail(exc)
+        sys.stdout.write(fallback_line(model) + "\n")
+        return ExitCode.OK
     if wants_json(args):
-        data = report.to_json() if report else {}
-        data["line"] = line
-        emit(args, data)
+        emit(args, result.to_json())
     else:
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(result.line + "\n")
     return ExitCode.OK
+
+
+def _payload_model(payload: dict[str, Any]) -> str | None:
+    model = payload.get("model")
+    if isinstance(model, dict):
+        name = model.get("display_name") or model.get("id")
+        return name if isinstance(name, str) and name else None
+    return model if isinstance(model, str) and model else None
+
+
+def _with_payload_project(args: argparse.Namespace, payload: dict[str, Any]) -> argparse.Namespace:
+    """Without --project, the project is the one Claude Code names in the payload."""
+    from workbench.commands.common import option
+    from workbench.engine.context.statusline import read_payload
+
+    if option(args, "project"):
+        return args
+    project = read_payload(payload).project_dir
+    if project and os.path.isdir(project):
+        return argparse.Namespace(**{**vars(args), "project": project})
+    return args
+
+
+def _wants_colour(args: argparse.Namespace) -> bool:
+    """Colour unless told not to: Claude Code reads the line through a pipe and renders
+    ANSI, so a TTY check would always say no; NO_COLOR turns it off."""
+    if args.color == "always":
+        return True
+    if args.color == "never":
+        return False
+    return not os.environ.get("NO_COLOR")
 
 
 # --- compact-preview --------------------------------------------------------------------
@@ -276,7 +341,7 @@ def run_statusline(args: argparse.Namespace) -> int:
 def run_compact_preview(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     service = engine.context
-    path = service.resolve_transcript(args.transcript)
+    path = resolve_session(engine, args)
     preview = service.compact_preview(
         str(path),
         session_memory_file=args.session_memory,
@@ -292,7 +357,10 @@ def run_compact_preview(args: argparse.Namespace) -> int:
         sm = preview.session_memory
         full = preview.full
         micro = preview.microcompact
-        con.print(f"[bold]{path}[/bold]  ({preview.messages:,} messages since the last boundary)")
+        con.print(
+            f"[bold]{escape(str(path))}[/bold]  ({preview.messages:,} messages since the "
+            "last boundary)"
+        )
         con.print(
             f"pre-compaction tokens {preview.pre_tokens:,} · auto-compact threshold "
             f"{preview.threshold:,} · {'would' if preview.would_autocompact else 'would not'} "
@@ -302,16 +370,16 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             f"Claude Code would use: [bold]{preview.chosen.replace('_', '-')}[/bold] compaction"
         )
         con.print("\n[bold]Session-memory compaction[/bold]")
-        con.print(f"  {sm.reason}")
+        con.print(f"  {sm.reason}", markup=False)
         if sm.keep_start_index is not None:
             con.print(
                 f"  keeps {sm.kept_messages} message(s) from {sm.keep_start_uuid} · "
                 f"{sm.kept_tokens:,} tokens kept · {sm.post_compact_tokens:,} after"
             )
         for note in sm.adjustments:
-            con.print(f"  {note}")
+            con.print(f"  {note}", markup=False)
         if sm.truncated_sections:
-            con.print("  sections cut: " + ", ".join(sm.truncated_sections))
+            con.print("  sections cut: " + ", ".join(sm.truncated_sections), markup=False)
         con.print("\n[bold]Full compaction[/bold]")
         con.print(
             f"  summarises {full.summarized_messages:,} message(s) · request ≈ "
@@ -325,13 +393,18 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             )
         for f in preview.files.files:
             mark = "+" if f.included else "-"
-            con.print(f"  {mark} {f.path}  {f.tokens:,} tokens  ({f.reason}, {f.source})")
+            con.print(
+                f"  {mark} {f.path}  {f.tokens:,} tokens  ({f.reason}, {f.source})", markup=False
+            )
         for s in preview.skills:
-            con.print(f"  {'+' if s.included else '-'} skill {s.name}  {s.tokens:,} tokens")
+            con.print(
+                f"  {'+' if s.included else '-'} skill {s.name}  {s.tokens:,} tokens", markup=False
+            )
         con.print("\n[bold]Time-based micro-compaction[/bold]")
         con.print(
             f"  would clear {micro.tool_results_cleared} tool result(s), saving "
-            f"{micro.tokens_saved:,} tokens · {micro.reason}"
+            f"{micro.tokens_saved:,} tokens · {micro.reason}",
+            markup=False,
         )
         con.print("\n[bold]Survival check[/bold]")
         survival = preview.survival
@@ -343,7 +416,7 @@ def run_compact_preview(args: argparse.Namespace) -> int:
                 i.value + ("" if i.kept is None else (" ✓" if i.kept else " ✗")) for i in items[:8]
             )
             more = f" (+{len(items) - 8} more)" if len(items) > 8 else ""
-            con.print(f"  {kind}: {shown}{more}")
+            con.print(f"  {kind}: {shown}{more}", markup=False)
 
     emit(args, data, human)
     return ExitCode.OK
@@ -371,7 +444,7 @@ def run_session_memory(args: argparse.Namespace) -> int:
     def human(con: Console) -> None:
         from rich.table import Table
 
-        con.print(f"[bold]{report.path}[/bold]")
+        con.print(f"[bold]{escape(str(report.path))}[/bold]")
         if not report.exists:
             con.print("no session notes yet")
             return
@@ -386,13 +459,13 @@ def run_session_memory(args: argparse.Namespace) -> int:
         table.add_column("tokens", justify="right")
         table.add_column("")
         for s in report.sections:
-            table.add_row(s.header, f"{s.tokens:,}", "over 2,000" if s.over_limit else "")
+            table.add_row(plain(s.header), f"{s.tokens:,}", "over 2,000" if s.over_limit else "")
         con.print(table)
         if report.trigger is not None:
             points = report.trigger.points
             con.print(f"updates would fire after {len(points)} response(s)")
             for p in points:
-                con.print(f"  {p.uuid}  {p.tokens:,} tokens  ({p.reason})")
+                con.print(f"  {p.uuid}  {p.tokens:,} tokens  ({p.reason})", markup=False)
 
     emit(args, data, human)
     return ExitCode.OK
@@ -404,22 +477,51 @@ def run_session_memory(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     service = engine.context
-    path = service.resolve_transcript(args.transcript)
+    path = resolve_session(engine, args)
     report = service.replay(path, model=args.model)
     data = report.to_json(include_turns=not args.no_turns)
 
     def human(con: Console) -> None:
-        con.print(f"[bold]{path}[/bold]")
+        from rich.table import Table
+
+        con.print(f"[bold]{escape(str(path))}[/bold]")
         con.print(
             f"{len(report.turns)} API calls · peak {report.peak:,} · now {report.final_tokens:,} "
-            f"· auto-compact at {report.thresholds.autocompact:,} ({report.model})"
+            f"· auto-compact at {report.thresholds.autocompact:,} ({report.model})",
+            markup=False,
         )
+        if report.turns and not args.no_turns:
+            table = Table(box=None, pad_edge=False)
+            for heading in ("call", "line", "time", "estimated", "reported", "output", "marks"):
+                justify = "right" if heading not in ("time", "marks") else "left"
+                table.add_column(heading, justify=justify, no_wrap=True)
+            segment = 0
+            for number, turn in enumerate(report.turns, 1):
+                marks = []
+                if turn.segment != segment:
+                    marks.append("after a compaction")
+                    segment = turn.segment
+                if turn.above_autocompact:
+                    marks.append("past auto-compact")
+                elif turn.above_warning:
+                    marks.append("past warning")
+                table.add_row(
+                    str(number),
+                    str(turn.line),
+                    (turn.timestamp or "")[:19].replace("T", " "),
+                    f"{turn.estimated_before:,}",
+                    f"{turn.context_tokens:,}",
+                    f"{turn.output_tokens:,}",
+                    ", ".join(marks),
+                )
+            con.print(table)
         for c in report.compactions:
             verdict = {True: "agrees", False: "disagrees", None: "-"}[c.agrees]
             recorded = f"{c.recorded_pre_tokens:,}" if c.recorded_pre_tokens is not None else "?"
             con.print(
                 f"  {c.trigger} compaction at line {c.line}: recorded {recorded}, replay "
-                f"{c.estimated_pre_tokens:,} → {verdict}: {c.note}"
+                f"{c.estimated_pre_tokens:,} → {verdict}: {c.note}",
+                markup=False,
             )
         for p in report.unrecorded_fires:
             con.print(

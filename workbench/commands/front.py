@@ -6,9 +6,12 @@ Textual is imported inside the handlers only, so every other command starts ligh
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import TYPE_CHECKING
 
 from workbench.commands.common import ExitCode, open_engine
+from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
     from workbench.config import Settings
@@ -55,8 +58,22 @@ def load_front_settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+def needs_terminal(invocation: str) -> None:
+    """The app draws on a terminal: without one (piped, redirected, cron) say so at once
+    instead of waiting on input that never comes. A Textual driver set in the environment
+    (headless tests, textual-serve's web driver) brings its own screen."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserInputError(
+            f"`{invocation}` needs a terminal (standard input and output are not one); "
+            "for scripts use the headless commands, e.g. `workbench ls`"
+        )
+
+
 def run_tui(args: argparse.Namespace) -> int:
     """Open the app on the current (or given) project."""
+    needs_terminal("workbench tui" if getattr(args, "command", None) == "tui" else "workbench")
     settings = load_front_settings(args)
     engine = open_engine(args)
     engine.memories.warm_up()  # reads the folder while the UI imports
@@ -70,6 +87,7 @@ def run_demo(args: argparse.Namespace) -> int:
     """Open the app on a temporary sample project with a live team server; remove all on quit."""
     from workbench.demo import demo_session
 
+    needs_terminal("workbench demo")
     settings = load_front_settings(args)
     sample_name = getattr(args, "sample", DEFAULT_SAMPLE)
     # The team server's process starts once the app's first frame is painted.

@@ -7,7 +7,7 @@ import functools
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, add_command, emit, open_engine, warn
+from workbench.commands.common import ExitCode, add_command, emit, open_engine, plain, warn
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -43,9 +43,14 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     rm.add_argument("path", metavar="PATH")
     history = add("history", run_history, "list changes the workbench made")
     history.add_argument("path", metavar="PATH", nargs="?")
-    undo = add("undo", run_undo, "undo a change (the latest by default)")
+    undo = add(
+        "undo", run_undo, "undo a change (the newest still in effect; again to go further back)"
+    )
     undo.add_argument("entry_id", metavar="ID", nargs="?")
     undo.add_argument("--force", action="store_true", help="undo even if the file changed since")
+    redo = add("redo", run_redo, "redo the change the last undo reversed")
+    redo.add_argument("entry_id", metavar="ID", nargs="?")
+    redo.add_argument("--force", action="store_true", help="redo even if the file changed since")
 
 
 # --- paths -----------------------------------------------------------------------------
@@ -76,6 +81,8 @@ def run_paths(args: argparse.Namespace) -> int:
         from rich.table import Table
 
         table = Table(show_header=False, box=None, pad_edge=False)
+        table.add_column("key", no_wrap=True)
+        table.add_column("value", overflow="fold")
         for key in (
             "config_home",
             "project_root",
@@ -87,14 +94,14 @@ def run_paths(args: argparse.Namespace) -> int:
             "transcripts_dir",
             "auto_memory_enabled",
         ):
-            table.add_row(key, str(data[key]))
+            table.add_row(key, plain(data[key]))
         con.print(table)
         for rejected in loc.rejected:
             con.print(
-                f"[yellow]refused[/] {rejected.source} = {rejected.value!r}: {rejected.reason}"
+                f"refused {rejected.source} = {rejected.value!r}: {rejected.reason}", markup=False
             )
         for source, error in loc.settings_errors:
-            con.print(f"[yellow]unreadable settings[/] {source}: {error}")
+            con.print(f"unreadable settings {source}: {error}", markup=False)
 
     emit(args, data, human)
     return ExitCode.OK
@@ -113,9 +120,9 @@ def run_index(args: argparse.Namespace) -> int:
         from rich.markup import escape
 
         if not report.exists:
-            con.print(f"{report.path} does not exist yet.")
+            con.print(f"{report.path} does not exist yet.", markup=False)
             return
-        con.print(f"{report.path}")
+        con.print(report.path, markup=False)
         con.print(
             f"{report.line_count}/{report.max_lines} lines, {report.length:,}/{report.max_length:,} "
             f"characters; headroom {report.headroom.lines} lines, {report.headroom.length:,} characters"
@@ -127,11 +134,11 @@ def run_index(args: argparse.Namespace) -> int:
             suffix = "  [red](missing)[/]" if entry.target_exists is False else ""
             con.print(f"{mark}{entry.line:>4}  {escape(entry.text)}{suffix}")
         if report.warning:
-            con.print(f"[yellow]warning:[/] {report.warning}")
+            con.print(f"[yellow]warning:[/] {escape(report.warning)}")
         if report.dangling:
-            con.print(f"dangling links: {', '.join(report.dangling)}")
+            con.print(f"dangling links: {', '.join(report.dangling)}", markup=False)
         if report.orphans:
-            con.print(f"orphans (not in the index): {', '.join(report.orphans)}")
+            con.print(f"orphans (not in the index): {', '.join(report.orphans)}", markup=False)
 
     emit(args, report.to_json(), human)
     return ExitCode.OK
@@ -151,18 +158,25 @@ def run_ls(args: argparse.Namespace) -> int:
             table.add_column(column)
         for e in entries:
             table.add_row(
-                e.path,
+                plain(e.path),
                 e.type or "-",
                 f"{e.age_days}d",
                 str(e.tokens),
                 "yes" if e.indexed else "no",
                 str(len(e.lints)) if e.lints else "",
-                (e.description or "")[:60],
+                plain(_fit(e.description or "", 60 if con.is_terminal else None)),
             )
         con.print(table)
 
     emit(args, [e.to_json() for e in entries], human)
     return ExitCode.OK
+
+
+def _fit(text: str, width: int | None) -> str:
+    """`text` cut to `width` with an ellipsis; uncut when `width` is None (output piped)."""
+    if width is None or len(text) <= width:
+        return text
+    return text[: width - 1] + "…"
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -171,7 +185,10 @@ def run_show(args: argparse.Namespace) -> int:
 
     def human(con: Console) -> None:
         if doc.binary:
-            con.print(f"{doc.entry.path}: binary file ({doc.entry.size_bytes:,} bytes), not shown")
+            con.print(
+                f"{doc.entry.path}: binary file ({doc.entry.size_bytes:,} bytes), not shown",
+                markup=False,
+            )
             return
         sys.stdout.write(doc.text if doc.text.endswith("\n") else doc.text + "\n")
         for finding in doc.entry.lints:
@@ -201,7 +218,8 @@ def run_lint(args: argparse.Namespace) -> int:
         for f in findings:
             where = f"{f.path}:{f.line}" if f.line else f.path
             con.print(
-                f"[{colours[f.severity]}]{f.severity:<7}[/] {escape(where)}  {f.rule}  {escape(f.message)}"
+                f"[{colours[f.severity]}]{f.severity:<7}[/] {escape(where)}  {escape(f.rule)}  "
+                f"{escape(f.message)}"
             )
         con.print(f"{len(findings)} finding(s), {errors} error(s)")
 
@@ -237,13 +255,16 @@ def run_save(args: argparse.Namespace) -> int:
         hook=args.hook,
         replace=args.replace,
     )
+    for note in result.notes:
+        warn(note)
     if result.projection and result.projection.message:
         warn(result.projection.message)
 
     def human(con: Console) -> None:
-        con.print(f"saved {result.path}")
+        verb = "unchanged" if result.unchanged else "saved"
+        con.print(f"{verb} {result.path}", markup=False)
         if result.index_line:
-            con.print(f"index: {result.index_line}")
+            con.print(f"index: {result.index_line}", markup=False)
         con.print(f"headroom: {result.headroom.lines} lines, {result.headroom.length:,} characters")
 
     emit(args, result.to_json(), human)
@@ -255,7 +276,8 @@ def run_rm(args: argparse.Namespace) -> int:
     emit(
         args,
         result.to_json(),
-        f"removed {result.removed} and {result.index_lines_removed} index line(s); undo with `workbench undo`",
+        f"deleted {result.removed} and {result.index_lines_removed} index line(s) linking to "
+        "it; `workbench undo` restores them",
     )
     return ExitCode.OK
 
@@ -267,13 +289,18 @@ def run_history(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     path = str(engine.memories.resolve(args.path)) if args.path else None
     entries = engine.history.entries(path)
+    _warn_history_problems(engine)
     data = [e.to_json() | {"rel_path": _rel_or_abs(engine, e.path)} for e in entries]
 
     def human(con: Console) -> None:
+        from rich.text import Text
+
         if not entries:
             con.print("no changes recorded")
         for e in entries:
-            con.print(f"{e.id}  {e.time}  {e.action:<12} {_rel_or_abs(engine, e.path)}  {e.note}")
+            con.print(
+                Text(f"{e.id}  {e.time}  {e.action:<12} {_rel_or_abs(engine, e.path)}  {e.note}")
+            )
 
     emit(args, data, human)
     return ExitCode.OK
@@ -281,14 +308,44 @@ def run_history(args: argparse.Namespace) -> int:
 
 def run_undo(args: argparse.Namespace) -> int:
     engine = open_engine(args)
-    undone = engine.history.undo(args.entry_id, force=args.force)
-    data = {"undone": [e.to_json() | {"rel_path": _rel_or_abs(engine, e.path)} for e in undone]}
-    emit(
-        args,
-        data,
-        "\n".join(f"restored {_rel_or_abs(engine, e.path)}" for e in undone) or "nothing to undo",
-    )
+    try:
+        result = engine.history.undo(args.entry_id, force=args.force)
+    finally:
+        _warn_history_problems(engine)
+    return _print_undo(args, engine, result, "undone")
+
+
+def run_redo(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    try:
+        result = engine.history.redo(args.entry_id, force=args.force)
+    finally:
+        _warn_history_problems(engine)
+    return _print_undo(args, engine, result, "redone")
+
+
+def _print_undo(args: argparse.Namespace, engine: Any, result: Any, key: str) -> int:
+    data = {
+        key: [
+            e.to_json() | {"rel_path": _rel_or_abs(engine, e.path), "effect": e.effect}
+            for e in result.entries
+        ],
+        "change": result.change,
+        "change_action": result.action,
+    }
+    lines = result.lines(lambda p: _rel_or_abs(engine, p))
+    if not lines:
+        lines = [f"nothing to change: the files already match ({key} {result.action})"]
+    emit(args, data, "\n".join(lines))
     return ExitCode.OK
+
+
+def _warn_history_problems(engine: Any) -> None:
+    for message in engine.history.recovered:
+        warn(message)
+    summary = engine.history.problem_summary()
+    if summary:
+        warn(summary)
 
 
 def _rel_or_abs(engine: Any, path: str) -> str:

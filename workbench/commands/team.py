@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import ExitCode, emit, open_engine, wants_json, warn
+from workbench.commands.common import ExitCode, emit, open_engine, plain, wants_json, warn
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -85,8 +85,13 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
         from workbench.engine.team.secrets.suppression import Baseline
 
         findings = report.all_findings
-        Baseline.from_findings(findings).write(args.write_baseline, findings)
-        warn(f"wrote {len(findings)} fingerprint(s) to {args.write_baseline}")
+        baseline = Baseline.from_findings(findings)
+        baseline.write(args.write_baseline, findings)
+        count = len(baseline.fingerprints)
+        warn(
+            f"wrote {count} fingerprint{'s' if count != 1 else ''} to {args.write_baseline} "
+            f"({len(findings)} finding{'s' if len(findings) != 1 else ''})"
+        )
         emit(args, report.to_json(), lambda con: _print_report(con, report))
         return ExitCode.OK
     emit(args, report.to_json(), lambda con: _print_report(con, report))
@@ -107,10 +112,10 @@ def _print_report(con: Console, report: SecretScanReport) -> None:
                 else ""
             )
             table.add_row(
-                f"{finding.path}:{finding.line}:{finding.column}",
+                plain(f"{finding.path}:{finding.line}:{finding.column}"),
                 finding.label,
                 finding.fingerprint[:12],
-                note,
+                plain(note),
             )
         con.print(table)
     files = f"{report.files_scanned} file{'s' if report.files_scanned != 1 else ''}"
@@ -132,7 +137,7 @@ def run_redact(args: argparse.Namespace) -> int:
         emit(
             args,
             {
-                "path": engine.team.display_path(args.path),
+                "path": engine.team.display_path(engine.team.resolve_file(args.path)),
                 "redactions": result.count,
                 "text": result.text,
             },

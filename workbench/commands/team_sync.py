@@ -1,8 +1,9 @@
 """`workbench sync status|pull|push|watch` and `workbench team-server` (spec 05).
 
 Registered from `workbench/commands/team.py`. Network work is async in the engine; these
-handlers run it with `asyncio.run`. Exit codes: 0 ok, 1 a sync that failed, conflicted or was
-suppressed, 2 bad usage or an unreachable server.
+handlers run it with `asyncio.run`. Exit codes: 0 ok; 1 a sync the server failed, that
+conflicted or was suppressed; 2 a setting to fix: bad usage, a server that cannot be reached,
+or a token the server refused (401/403).
 """
 
 from __future__ import annotations
@@ -14,14 +15,30 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import ExitCode, add_command, emit, open_engine, wants_json, warn
+from workbench.commands.common import (
+    ExitCode,
+    add_command,
+    emit,
+    escape,
+    open_engine,
+    plain,
+    wants_json,
+    warn,
+)
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import PullResult, PushResult, SyncError, SyncStatus
+    from workbench.engine.team.sync_models import (
+        Overwrite,
+        PullResult,
+        PushResult,
+        SkippedSecret,
+        SyncError,
+        SyncStatus,
+    )
 
 
 def register_sync_commands(
@@ -96,8 +113,10 @@ def register_sync_commands(
 def _exit_code(ok: bool, error: SyncError | None) -> int:
     if ok:
         return ExitCode.OK
-    if error is not None and error.kind == "network":
-        return ExitCode.BAD_INPUT  # spec 05: an unreachable server is a usage problem
+    if error is not None and error.kind in ("network", "auth"):
+        # Spec 05: an unreachable server is bad input; so is a token it refuses. Both are
+        # fixed in the settings, not by running the sync again.
+        return ExitCode.BAD_INPUT
     return ExitCode.ACTION_REQUIRED
 
 
@@ -223,17 +242,32 @@ def _push_text(result: PushResult, repo: str) -> str:
     else:
         head = f"Push to {repo} failed after {result.uploaded} entries."
     lines = [head]
-    lines += [f"  not pushed, holds a secret: {s.path} ({s.label})" for s in result.skipped_secrets]
+    lines += [_overwrite_line(o) for o in result.overwritten]
+    lines += [
+        f"  not pushed, {_holds(s)} a secret: {s.path} ({', '.join(s.all_labels)})"
+        for s in result.skipped_secrets
+    ]
     lines += [f"  not pushed, over 250,000 bytes: {path}" for path in result.skipped_too_large]
     if result.max_entries is not None:
         lines.append(f"  the server allows {result.max_entries} entries for this repo")
     return "\n".join(lines)
 
 
+def _overwrite_line(overwrite: Overwrite) -> str:
+    """One line saying a push replaced a teammate's version, and how to get theirs back."""
+    line = f"  overwrote a teammate's newer version of {overwrite.key}"
+    if overwrite.history_id:
+        return line + f"; theirs is kept: `workbench undo {overwrite.history_id}` restores it"
+    return line + " (their version could not be fetched to keep a copy)"
+
+
 def _print_status(con: Console, status: SyncStatus) -> None:
     from rich.table import Table
 
-    con.print(f"[b]Team sync[/b] {status.repo} on {status.server or '(no server configured)'}")
+    con.print(
+        f"[b]Team sync[/b] {escape(status.repo)} on "
+        f"{escape(status.server or '(no server configured)')}"
+    )
     con.print(
         f"{status.local_entries} local entries, {len(status.pending)} to push"
         + (f", pushes suppressed ({status.suppressed_reason})" if status.suppressed_reason else "")
@@ -242,14 +276,31 @@ def _print_status(con: Console, status: SyncStatus) -> None:
     if status.keys:
         table = Table("key", "state", "local", "server", box=None, pad_edge=False)
         for row in status.keys:
-            table.add_row(row.key, row.state, _short_hash(row.local), _short_hash(row.server))
+            table.add_row(
+                plain(row.key), row.state, _short_hash(row.local), _short_hash(row.server)
+            )
         con.print(table)
     for secret in status.skipped_secrets:
-        con.print(f"not pushed, holds a secret: {secret.path} ({secret.label})")
+        labels = ", ".join(secret.all_labels)
+        con.print(f"not pushed, {_holds(secret)} a secret: {secret.path} ({labels})", markup=False)
     for path in status.skipped_too_large:
-        con.print(f"not pushed, over 250,000 bytes: {path}")
+        con.print(f"not pushed, over 250,000 bytes: {path}", markup=False)
+    if status.conflicts:
+        latest = status.conflicts[-1]
+        outcome = {True: "resolved", False: "gave up"}.get(latest.get("resolved"), "unresolved")
+        con.print(
+            f"conflicts (HTTP 412): {len(status.conflicts)}; latest {latest.get('time')}, "
+            f"{outcome}, {latest.get('pending_count', '?')} file(s) pending",
+            markup=False,
+        )
+    for overwrite in status.overwrites[:10]:
+        con.print(f"{overwrite.time}{_overwrite_line(overwrite)}", markup=False)
     for item in status.history[:5]:
-        con.print(f"{item.get('time')} {item.get('operation')} {item.get('status')}")
+        con.print(f"{item.get('time')} {item.get('operation')} {item.get('status')}", markup=False)
+
+
+def _holds(secret: SkippedSecret) -> str:
+    return "its name holds" if secret.found_in == "name" else "holds"
 
 
 def _short_hash(value: str | None) -> str:

@@ -290,9 +290,41 @@ def _render_scalar(value: Any) -> str:
         return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
     if "\n" in value:
         value = " ".join(value.split())
-    if _fast_parse(f"k: {value}") == {"k": value}:
+    # `---` anywhere would end the block early (Claude Code's fence regex is not anchored to
+    # a line); characters YAML cannot hold plainly (NEL is a line break to it) need escapes.
+    plain = "---" not in value and not _MUST_ESCAPE.search(value)
+    if plain and _fast_parse(f"k: {value}") == {"k": value}:
         return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return _double_quoted(value)
+
+
+# Characters a double-quoted YAML scalar must spell as escapes: everything YAML cannot hold,
+# the line breaks YAML folds (NEL, LS, PS) and the byte-order mark.
+_MUST_ESCAPE = re.compile(
+    "[^\x09\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+
+
+def _double_quoted(value: str) -> str:
+    """`value` as a double-quoted YAML scalar that reads back exactly and never holds `---`."""
+    out = ['"']
+    dashes = 0
+    for char in value:
+        if char == "-":
+            dashes += 1
+            out.append("\\x2d" if dashes == 3 else "-")
+            dashes %= 3
+            continue
+        dashes = 0
+        if char in '"\\':
+            out.append("\\" + char)
+        elif _MUST_ESCAPE.match(char):
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
 
 
 def split_document(text: str) -> tuple[ParsedFrontmatter, str]:

@@ -196,6 +196,10 @@ class SaveResult:
     projection: IndexProjection | None = None
     history_ids: tuple[str, ...] = ()
     fingerprint: str = ""
+    notes: tuple[str, ...] = ()
+    """What the user should know about how the save went (a name taken, an empty body)."""
+    unchanged: bool = False
+    """The file already held exactly this memory, so nothing new was written."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -206,6 +210,8 @@ class SaveResult:
             "headroom": self.headroom.to_json(),
             "projection": None if self.projection is None else self.projection.to_json(),
             "history_ids": list(self.history_ids),
+            "notes": list(self.notes),
+            "unchanged": self.unchanged,
         }
 
 

@@ -7,6 +7,7 @@ first. A save is Claude Code's two-step save: the file, then its one-line index 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -16,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.engine.errors import (
     ConflictError,
@@ -72,11 +73,12 @@ from workbench.engine.userfiles import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from workbench.engine.engine import Engine
 
 DAY_MS = 86_400_000
+_M = TypeVar("_M", bound="Callable[..., Any]")
 SCOPES = ("all", "private", "team", "log")
 
 
@@ -123,9 +125,24 @@ def _team_secret_lints(rel: str, text: str) -> list[LintFinding]:
     return [LintFinding(rel, "team-secret", "error", message)]
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
+
+
 def _slug(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
     return slug[:60].rstrip("_") or "memory"
+
+
+def _one_change(method: _M) -> _M:
+    """Run a store method as one change: under the folder's lock, recorded or rolled back
+    as a whole (its reads, checks and writes cannot interleave with another process)."""
+
+    @functools.wraps(method)
+    def wrapper(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
+        with self.engine.history.transaction():
+            return method(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 SCOPE_ORDER = ("private", "team", "log")
@@ -139,6 +156,28 @@ def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
             if entry.scope == scope:
                 return entry
     return None
+
+
+@dataclass(frozen=True)
+class IndexFixPlan:
+    """One bulk fix of an index, planned: the text before and after (nothing written yet)."""
+
+    kind: str
+    """`dangling`, `orphans` or `long-lines`."""
+    team: bool
+    path: str
+    """The index file."""
+    before: str
+    after: str
+    count: int
+    """Lines removed, added or shortened."""
+
+    @property
+    def note(self) -> str:
+        """The history note for the change."""
+        what = {"dangling": "removed", "orphans": "indexed", "long-lines": "shortened"}[self.kind]
+        noun = {"dangling": "dangling line", "orphans": "orphan", "long-lines": "line"}[self.kind]
+        return f"{what} {self.count} {noun}{'s' if self.count != 1 else ''}"
 
 
 @dataclass(frozen=True)
@@ -612,20 +651,29 @@ class MemoryStore:
         if labels:
             raise RefusedWriteError(team_write_refusal_message(labels))
 
-    def _new_file_name(self, memory_type: str, name: str, team: bool) -> str:
+    def _new_file_name(
+        self, memory_type: str, name: str, team: bool, content: bytes | None = None
+    ) -> tuple[str, bool]:
+        """A free `TYPE_NAME[_N].md`, or one that already holds exactly `content` (True)."""
         folder = self._index_folder(team)
         stem = f"{memory_type}_{_slug(name)}"
         candidate = f"{stem}.md"
         counter = 2
-        while (folder / candidate).exists():
+        while True:
+            path = folder / candidate
+            if not path.exists():
+                return candidate, False
+            if content is not None and path.is_file() and path.read_bytes() == content:
+                return candidate, True
             candidate = f"{stem}_{counter}.md"
             counter += 1
-        return candidate
 
     def compose(self, memory_type: str, name: str, description: str, body: str) -> str:
         """A memory file's full text: frontmatter, a blank line, the body."""
         fields: dict[str, Any] = {"name": name, "description": description, "type": memory_type}
-        body = normalize_text(body).strip("\n")
+        # The closing fence's `---\s*` swallows any whitespace the body starts with, so it is
+        # dropped here: what is written is exactly what Claude Code (and `read`) will see.
+        body = normalize_text(body).lstrip().rstrip("\n")
         return render_frontmatter(fields) + "\n" + body + "\n"
 
     def _validate_new(self, memory_type: str, name: str, description: str) -> None:
@@ -637,6 +685,17 @@ class MemoryStore:
             raise UserInputError("a memory needs a name")
         if not description.strip():
             raise UserInputError("a memory needs a one-line description: recall decides by it")
+        for field_name, value in (("name", name), ("description", description)):
+            if "\n" in value or "\r" in value:
+                raise UserInputError(
+                    f"the {field_name} must be one line (it goes into the index and the manifest)"
+                )
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UserInputError(
+                    f"the {field_name} holds bytes that are not text (not valid UTF-8)"
+                ) from None
 
     def _target_for(self, file: str | None, memory_type: str, name: str, team: bool) -> Path:
         folder = self._index_folder(team)
@@ -649,11 +708,13 @@ class MemoryStore:
             if team and not self.locations.is_team_path(str(target)):
                 raise UserInputError(f"{file} would land outside the team folder")
             return target
-        return folder / self._new_file_name(memory_type, name, team)
+        return folder / self._new_file_name(memory_type, name, team)[0]
 
     def _index_line_for(self, target: Path, name: str, hook: str | None, team: bool) -> str:
         link = os.path.relpath(target, self._index_folder(team)).replace(os.sep, "/")
-        return format_index_line(name, link, hook)
+        # Control characters are escaped in frontmatter, but MEMORY.md is read as plain text.
+        title = _CONTROL.sub(" ", name)
+        return format_index_line(title, link, _CONTROL.sub(" ", hook) if hook else hook)
 
     def _with_index_line(self, text: str, target: Path, line: str, team: bool) -> str:
         """The index text with `line` replacing any line linking to `target`, else appended."""
@@ -727,37 +788,67 @@ class MemoryStore:
         hook: str | None = None,
         replace: bool = False,
     ) -> SaveResult:
-        """Claude Code's two-step save: write the memory file, then its index line."""
+        """Claude Code's two-step save: write the memory file, then its index line.
+
+        Both steps and their history are one unit, made under the folder's lock. Without
+        `file`, a name already taken gets `_2`, `_3`, … (said in `notes`); a file that
+        already holds exactly this memory is reused, so a retried save adds nothing.
+        """
         self._validate_new(type, name, description)
-        target = self._target_for(file, type, name, team)
-        if target.exists() and not replace:
-            raise UserInputError(
-                f"{self.relative(target)} already exists (pass --replace to overwrite it)"
-            )
+        if "\0" in body:
+            raise UserInputError("the body holds a NUL character: memory files are text")
         content = self.compose(type, name, description, body)
-        self._check_team_secrets(target, content)
+        data = content.encode("utf-8")
+        notes: list[str] = []
+        if not normalize_text(body).strip():
+            notes.append("the body was empty: the memory holds only its name, description and type")
         history = self.engine.history
-        group = history.new_group()
-        ids = [history.write(target, content.encode("utf-8"), "save", group=group).id]
-        index_line = None
-        projection = None
-        if index:
-            index_line = self._index_line_for(target, name, hook or description, team)
-            data, text = self._read_index(team)
-            updated = self._with_index_line(text, target, index_line, team)
-            projection = self._projection(
-                self.index(team, text=text), self.index(team, text=updated)
-            )
-            if updated != text:
-                ids.append(
-                    history.write(
-                        self.index_path(team),
-                        updated.encode("utf-8"),
-                        "index-edit",
-                        note=f"entry for {self.relative(target)}",
-                        group=group,
-                    ).id
+        # Everything that can be refused without looking at racing state, before the lock.
+        first = f"{type}_{_slug(name)}.md"
+        explicit = self._target_for(file, type, name, team) if file else None
+        self._check_team_secrets(explicit or self._index_folder(team) / first, content)
+        with history.transaction():
+            identical = False
+            if explicit is not None:
+                target = explicit
+                if target.exists() and not replace:
+                    raise UserInputError(
+                        f"{self.relative(target)} already exists (pass --replace to overwrite it)"
+                    )
+            else:
+                chosen, identical = self._new_file_name(type, name, team, data)
+                target = self._index_folder(team) / chosen
+                if identical:
+                    notes.append(f"{self.relative(target)} already holds exactly this memory")
+                elif chosen != first:
+                    taken = self.relative(self._index_folder(team) / first)
+                    notes.append(
+                        f"{taken} already exists, so this memory was saved as "
+                        f"{self.relative(target)}"
+                    )
+            group = history.new_group()
+            ids = []
+            if not identical:
+                ids.append(history.write(target, data, "save", group=group).id)
+            index_line = None
+            projection = None
+            if index:
+                index_line = self._index_line_for(target, name, hook or description, team)
+                _, text = self._read_index(team)
+                updated = self._with_index_line(text, target, index_line, team)
+                projection = self._projection(
+                    self.index(team, text=text), self.index(team, text=updated)
                 )
+                if updated != text:
+                    ids.append(
+                        history.write(
+                            self.index_path(team),
+                            updated.encode("utf-8"),
+                            "index-edit",
+                            note=f"entry for {self.relative(target)}",
+                            group=group,
+                        ).id
+                    )
         report = self.index(team)
         return SaveResult(
             path=self.relative(target),
@@ -767,7 +858,9 @@ class MemoryStore:
             headroom=report.headroom,
             projection=projection,
             history_ids=tuple(ids),
-            fingerprint=_fingerprint(content.encode("utf-8")),
+            fingerprint=_fingerprint(data),
+            notes=tuple(notes),
+            unchanged=identical and len(ids) == 0,
         )
 
     def update(
@@ -781,20 +874,22 @@ class MemoryStore:
                 team=self.locations.is_team_path(str(target)),
                 expected_fingerprint=expected_fingerprint,
             )
-        self._check_fresh(target, expected_fingerprint)
         self._check_team_secrets(target, text)
         team = self.locations.is_team_path(str(target))
-        return self._write_whole(target, text, "save", team=team, index_updated=False)
+        with self.engine.history.locked():
+            self._check_fresh(target, expected_fingerprint)
+            return self._write_whole(target, text, "save", team=team, index_updated=False)
 
     def write_index(
         self, text: str, *, team: bool = False, expected_fingerprint: str | None = None
     ) -> SaveResult:
         """Replace MEMORY.md (or team/MEMORY.md) as a whole, with the same conflict check."""
         target = self.index_path(team)
-        self._check_fresh(target, expected_fingerprint)
         if team:
             self._check_team_secrets(target, text)
-        return self._write_whole(target, text, "index-edit", team=team, index_updated=True)
+        with self.engine.history.locked():
+            self._check_fresh(target, expected_fingerprint)
+            return self._write_whole(target, text, "index-edit", team=team, index_updated=True)
 
     def _write_whole(
         self, target: Path, text: str, action: str, *, team: bool, index_updated: bool
@@ -849,6 +944,7 @@ class MemoryStore:
         )
         return removed, [entry.id]
 
+    @_one_change
     def remove(self, path: str | os.PathLike[str]) -> RemoveResult:
         """Delete a memory file and every index line that links to it."""
         target = self.resolve(path)
@@ -863,6 +959,7 @@ class MemoryStore:
         removed, index_ids = self._remove_index_links({target}, team, group, "index-edit")
         return RemoveResult(self.relative(target), removed, tuple(ids + index_ids))
 
+    @_one_change
     def rename(
         self, path: str | os.PathLike[str], new_path: str | os.PathLike[str]
     ) -> RenameResult:
@@ -919,27 +1016,75 @@ class MemoryStore:
         return RenameResult(self.relative(source), self.relative(dest), updated_links, tuple(ids))
 
     # --- index fixes -------------------------------------------------------------------
+    # Each fix is planned first (the index text before and after, nothing written) so a front
+    # end can show the change and ask; applying a plan refuses if the index moved meanwhile.
+
+    def plan_index_fix(self, kind: str, team: bool = False) -> IndexFixPlan:
+        """What one fix (`dangling`, `orphans` or `long-lines`) would write, without writing."""
+        data, text = self._read_index(team)
+        if kind == "dangling":
+            after, count = self._without_dangling(text, team)
+        elif kind == "orphans":
+            after, count = self._with_orphans(text, team)
+        elif kind == "long-lines":
+            after, count = self._with_short_lines(text)
+        else:
+            raise UserInputError(f"unknown index fix {kind!r}")
+        if data is None and kind != "orphans":
+            after, count = text, 0  # no index: nothing to remove or shorten (orphans create it)
+        return IndexFixPlan(kind, team, str(self.index_path(team)), text, after, count)
+
+    @_one_change
+    def apply_index_fix(self, plan: IndexFixPlan) -> int:
+        """Write a planned fix; refused (ConflictError) if the index changed since the plan."""
+        if not plan.count:
+            return 0
+        _, current = self._read_index(plan.team)
+        if current != plan.before:
+            raise ConflictError(
+                f"{'team/' if plan.team else ''}MEMORY.md changed since the preview; "
+                "nothing was written (look at the change again)"
+            )
+        self.engine.history.write(
+            self.index_path(plan.team),
+            plan.after.encode("utf-8"),
+            "index-fix",
+            note=plan.note,
+        )
+        return plan.count
 
     def fix_remove_dangling(self, team: bool = False) -> int:
         """Drop index lines whose link target does not exist; returns how many."""
-        report = self.index(team)
+        return self.apply_index_fix(self.plan_index_fix("dangling", team))
+
+    def fix_index_orphans(self, team: bool = False) -> int:
+        """Add an index line for every memory file no line links to; returns how many."""
+        return self.apply_index_fix(self.plan_index_fix("orphans", team))
+
+    def fix_shorten_long_lines(self, team: bool = False) -> int:
+        """Shorten index lines over the limit to about 150 characters; returns how many."""
+        return self.apply_index_fix(self.plan_index_fix("long-lines", team))
+
+    def _without_dangling(self, text: str, team: bool) -> tuple[str, int]:
+        report = self.index(team, text=text)
         folder = self._index_folder(team)
         missing = {
             Path(os.path.normpath(folder / link_target_path(e.target)))  # type: ignore[arg-type]
             for e in report.entries
             if e.target_exists is False
         }
-        removed, _ = self._remove_index_links(
-            missing, team, self.engine.history.new_group(), "index-fix"
-        )
-        return removed
+        kept, removed = [], 0
+        for line in text.split("\n"):
+            parsed = parse_index_line(line)
+            local = link_target_path(parsed.target) if parsed.target else None
+            if local and Path(os.path.normpath(folder / local)) in missing:
+                removed += 1
+                continue
+            kept.append(line)
+        return "\n".join(kept), removed
 
-    def fix_index_orphans(self, team: bool = False) -> int:
-        """Add an index line for every memory file no line links to; returns how many."""
-        report = self.index(team)
-        if not report.orphans:
-            return 0
-        _, text = self._read_index(team)
+    def _with_orphans(self, text: str, team: bool) -> tuple[str, int]:
+        report = self.index(team, text=text)
         for rel in report.orphans:
             target = self.root / rel
             analysis = self._analyse(str(target), target.stat())
@@ -947,19 +1092,9 @@ class MemoryStore:
                 target, analysis.name or target.stem, analysis.description, team
             )
             text = self._with_index_line(text, target, line, team)
-        self.engine.history.write(
-            self.index_path(team),
-            text.encode("utf-8"),
-            "index-fix",
-            note=f"indexed {len(report.orphans)} orphan(s)",
-        )
-        return len(report.orphans)
+        return text, len(report.orphans)
 
-    def fix_shorten_long_lines(self, team: bool = False) -> int:
-        """Shorten index lines over the limit to about 150 characters; returns how many."""
-        data, text = self._read_index(team)
-        if data is None:
-            return 0
+    def _with_short_lines(self, text: str) -> tuple[str, int]:
         lines = text.split("\n")
         changed = 0
         for i, line in enumerate(lines):
@@ -973,11 +1108,4 @@ class MemoryStore:
             else:
                 lines[i] = line[: INDEX_LINE_GUIDE - 1].rstrip() + "…"
             changed += 1
-        if changed:
-            self.engine.history.write(
-                self.index_path(team),
-                "\n".join(lines).encode("utf-8"),
-                "index-fix",
-                note=f"shortened {changed} line(s)",
-            )
-        return changed
+        return "\n".join(lines), changed

@@ -149,6 +149,10 @@ def create_app(
                 return error_response(400, f"entry key refused: {why}", "invalid_entry_key")
             if not isinstance(value, str):
                 return error_response(400, "entry values must be strings", "invalid_body")
+            if not _is_utf8(value):
+                return error_response(
+                    400, "entry values must be valid Unicode (no lone surrogates)", "invalid_body"
+                )
         counters.bump("puts")
         counters.bump("put_entries", len(entries))
         try:
@@ -195,6 +199,15 @@ def create_app(
     app = Starlette(routes=[Route(ENDPOINT, team_memory, methods=["GET", "PUT"])])
     app.state.stats = counters
     return app
+
+
+def _is_utf8(text: str) -> bool:
+    # JSON's \ud800 escapes decode to lone surrogates, which no UTF-8 store can hold.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _too_large(limit: int) -> Response:

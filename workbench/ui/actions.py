@@ -36,7 +36,9 @@ class ActionSpec:
     """One sentence for the palette and the help screen."""
     scope: Scope = "main"
     """Where the binding lives: the App (global), the main screen (memory and index verbs), the
-    editor, or one pane (declared in that pane's module as `PANE_ACTIONS`)."""
+    editor, or one pane (declared in that pane's module as `PANE_ACTIONS`). The main screen's
+    memory verbs fire only while the tree or the viewer has the focus, its index verbs only
+    while the MEMORY.md pane has it (`MEMORY_VERBS`, `INDEX_VERBS`)."""
     show: bool = False
     """Shown in the footer (keep it to about six)."""
 
@@ -58,6 +60,8 @@ PANES: tuple[tuple[str, str, str], ...] = (
     ("review", "Review", "Review queue"),
 )
 """Pane id, tab title and full title, in tab order."""
+SHORT_TABS: dict[str, str] = {"index": "Index", "session": "Sess", "compaction": "Comp"}
+"""Tab titles for narrow screens, where the others are short already."""
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -127,8 +131,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "undo_change",
         "Undo",
         "Memory: Undo last change",
-        "Restore what the workbench's last change replaced",
+        "Undo the newest change; press again to go further back",
         show=True,
+    ),
+    ActionSpec(
+        "redo-change",
+        "U,ctrl+y",
+        "redo_change",
+        "Redo",
+        "Memory: Redo",
+        "Re-apply the change the last undo reversed",
     ),
     ActionSpec(
         "filter-memories",
@@ -156,12 +168,29 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Scan the memory folder again",
     ),
     ActionSpec(
+        "focus-tree",
+        "escape",
+        "focus_tree",
+        "Tree",
+        "Memory: Focus the tree",
+        "Put the focus back on the memory tree, from any pane (clears the filter when in it)",
+    ),
+    ActionSpec(
+        "toggle-sidebar",
+        "f2",
+        "toggle_sidebar",
+        "Sidebar",
+        "Pane: Hide or show the memory sidebar",
+        "Give the panes the whole width (a small screen); f2 or escape brings the tree back",
+    ),
+    ActionSpec(
         "toggle-team-index",
         "t",
         "toggle_team_index",
         "Team index",
         "Index: Toggle private / team MEMORY.md",
         "Show the team MEMORY.md instead of the private one, or back",
+        show=True,
     ),
     ActionSpec(
         "fix-dangling",
@@ -169,7 +198,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "fix_dangling",
         "Fix dangling",
         "Index: Remove dangling lines",
-        "Delete index lines that link to missing files",
+        "Delete index lines that link to missing files (shows the change first)",
+        show=True,
     ),
     ActionSpec(
         "fix-orphans",
@@ -177,7 +207,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "fix_orphans",
         "Index orphans",
         "Index: Add orphan files",
-        "Add an index line for every memory no line links to",
+        "Add an index line for every memory no line links to (shows the change first)",
+        show=True,
     ),
     ActionSpec(
         "fix-long-lines",
@@ -185,7 +216,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "fix_long_lines",
         "Shorten lines",
         "Index: Shorten long lines",
-        "Trim index lines over the ~200-character guideline",
+        "Trim index lines over the ~200-character guideline (shows the change first)",
+        show=True,
     ),
     ActionSpec(
         "save-memory",
@@ -218,6 +250,22 @@ ACTIONS: tuple[ActionSpec, ...] = (
         show=True,
     ),
 )
+
+
+MEMORY_VERBS = frozenset(
+    {
+        "new_memory",
+        "edit_memory",
+        "rename_memory",
+        "delete_memory",
+        "filter_memories",
+        "toggle_source",
+    }
+)
+"""Main-screen actions whose keys work only while the memory tree or the viewer has the focus:
+typed text elsewhere never opens an editor or deletes a memory that is not on show."""
+INDEX_VERBS = frozenset({"toggle_team_index", "fix_dangling", "fix_orphans", "fix_long_lines"})
+"""Main-screen actions whose keys work only while the MEMORY.md pane has the focus."""
 
 
 def specs(scope: Scope) -> tuple[ActionSpec, ...]:

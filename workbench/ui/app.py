@@ -17,6 +17,7 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
 
 from workbench.config import DEFAULT_THEME, Settings
 from workbench.ui.actions import ACTIONS, bindings, unknown_keymap_ids
@@ -29,11 +30,20 @@ from workbench.ui.themes import (
 
 if TYPE_CHECKING:
     from textual.command import Provider
+    from textual.notifications import SeverityLevel
 
     from workbench.engine import Engine
     from workbench.ui.screens.main import MainScreen
 
 APP_TCSS = Path(__file__).with_name("app.tcss")
+TEXTUAL_COMMAND_TITLES = {
+    "Theme": "App: Change theme",
+    "Keys": "App: Keys panel",
+    "Maximize": "Pane: Maximize the focused widget",
+    "Minimize": "Pane: Minimize the maximized widget",
+    "Screenshot": "App: Save a screenshot (SVG)",
+}
+"""Textual's palette commands, retitled "Category: Action" like every other entry."""
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that quit the app the way ctrl+q does (a `kill`, the terminal closing)."""
 
@@ -90,6 +100,19 @@ class WorkbenchApp(App[None]):
         self._theme_folders = list(theme_folders(settings) if theme_dirs is None else theme_dirs)
         self._register_themes()
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Toasts carry file names, memory text and error messages: never read as markup
+        (a `[n0]` in a name would vanish, a `[/]` would raise), whatever the caller asked."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     def now_ms(self) -> float:
         """The clock ages are measured against (fixed in tests so snapshots do not drift)."""
         return self._fixed_now_ms if self._fixed_now_ms is not None else time.time() * 1000
@@ -105,9 +128,18 @@ class WorkbenchApp(App[None]):
             # thread (reading and parsing them is most of a start-up's theme cost).
             self.theme = wanted
             self._themes_deferred = True
-            return
-        self._themes_deferred = False
-        self._apply_theme_files(load_themes(self._theme_folders))
+        else:
+            self._themes_deferred = False
+            self._apply_theme_files(load_themes(self._theme_folders))
+        self._drop_unstyled_themes()
+
+    def _drop_unstyled_themes(self) -> None:
+        """Offer only the themes the app is styled for: ours and the YAML ones (which get the
+        app's variables from their own palette). Textual's built-ins are not: in `ansi-light`
+        the over-limit banner is red on red."""
+        for name, theme in list(self.available_themes.items()):
+            if TEXTUAL_THEMES.get(name) is theme:  # still Textual's own, not a YAML override
+                self.unregister_theme(name)
 
     def _apply_theme_files(self, result: ThemeLoadResult) -> None:
         for theme in result.loaded.values():
@@ -230,7 +262,7 @@ class WorkbenchApp(App[None]):
     # --- actions and the palette -------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        yield from self._textual_commands(screen)
         from workbench.ui.screens.main import MainScreen
 
         for spec in ACTIONS:
@@ -238,14 +270,57 @@ class WorkbenchApp(App[None]):
                 yield SystemCommand(spec.title, spec.help, partial(self.run_action, spec.action))
             elif spec.scope == "main" and isinstance(screen, MainScreen):
                 name = spec.action.split("(", 1)[0]
-                if screen.check_action(name, ()):
+                if screen.action_applies(name):
                     yield SystemCommand(
-                        spec.title, spec.help, partial(screen.run_action, spec.action)
+                        spec.title, spec.help, partial(screen.run_command, spec.action)
                     )
             elif spec.scope == "editor" and screen.__class__.__name__ == "MemoryEditorScreen":
                 yield SystemCommand(spec.title, spec.help, partial(screen.run_action, spec.action))
         if isinstance(screen, MainScreen):
             yield from self._pane_commands(screen)
+
+    def _textual_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's own commands, titled "Category: Action" like ours; its Quit is ours
+        already ("App: Quit"), and the screenshot is saved where it can be (see below)."""
+        for command in super().get_system_commands(screen):
+            title = TEXTUAL_COMMAND_TITLES.get(command.title, command.title)
+            if command.title == "Quit":
+                continue
+            if command.title == "Screenshot":
+                # After a moment, so the palette is gone from the picture.
+                yield SystemCommand(
+                    title, command.help, lambda: self.set_timer(0.1, self.save_screenshot_here)
+                )
+                continue
+            yield SystemCommand(title, command.help, command.callback, command.discover)
+
+    def save_screenshot_here(self) -> Path | None:
+        """Save an SVG of the screen in the Downloads folder, else the workbench's own
+        folder (created), and say where (Textual's command fails with no reason when there is
+        no ~/Downloads)."""
+        import platformdirs
+
+        from workbench.paths import workbench_home
+
+        downloads = Path(platformdirs.user_downloads_dir())
+        folders = [downloads] if downloads.is_dir() else []
+        folders.append(workbench_home() / "screenshots")
+        problems = []
+        for folder in folders:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                saved = Path(self.save_screenshot(path=str(folder)))
+            except OSError as exc:
+                problems.append(f"{folder}: {exc.strerror or exc}")
+                continue
+            self.notify(f"Saved to {saved}", title="Screenshot")
+            return saved
+        self.notify(
+            "Could not save a screenshot: " + "; ".join(problems),
+            title="Screenshot",
+            severity="error",
+        )
+        return None
 
     def _pane_commands(self, screen: MainScreen) -> Iterable[SystemCommand]:
         """Every pane verb that applies now; a pane not built yet (panes are built when first

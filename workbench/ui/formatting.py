@@ -104,6 +104,28 @@ def display_memory_dir(locations: Locations) -> str:
     return memory_dir
 
 
+def memory_dir_label(locations: Locations) -> str:
+    """The memory folder as it is on disk, the home folder written `~`."""
+    home = locations.home.rstrip("/")
+    memory_dir = locations.memory_dir
+    if home and memory_dir.startswith(home + "/"):
+        return "~" + memory_dir[len(home) :]
+    return memory_dir
+
+
+def duration_words(minutes: float) -> str:
+    """A span of time as people say it: `under a minute`, `12 minutes`, `5 hours`, `3 days`."""
+    minutes = max(0.0, minutes)
+    if minutes < 1:
+        return "under a minute"
+    for size, unit in ((1440, "day"), (60, "hour"), (1, "minute")):
+        # Hours from two hours on, days from two days on: "90 minutes", "36 hours".
+        if minutes >= 2 * size or size == 1:
+            count = int(minutes // size)
+            return f"{count:,} {unit}{'s' if count != 1 else ''}"
+    raise AssertionError("unreachable")
+
+
 def project_name(locations: Locations) -> str:
     """The project's folder name."""
     return os.path.basename(locations.project_root.rstrip("/")) or locations.project_root

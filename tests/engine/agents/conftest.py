@@ -124,10 +124,13 @@ def simple_session(write_transcript: Callable[..., Path]) -> Path:
 
 
 def tree_snapshot(root: Path) -> dict[str, bytes]:
-    """Every regular file under `root` with its bytes (to prove nothing else changed)."""
+    """Every regular file under `root` with its bytes (to prove nothing else changed); the
+    workbench's write lock beside MEMORY.md is bookkeeping, not content, and is left out."""
     out = {}
     for folder, _dirs, files in os.walk(root):
         for name in files:
+            if name == ".workbench.lock":
+                continue
             path = Path(folder) / name
             if path.is_file() and not path.is_symlink():
                 out[str(path)] = path.read_bytes()

@@ -127,10 +127,17 @@ def test_save_without_index_and_duplicate_names(sample_engine):
         type="user", name="Timezone", description="Works from Berlin", body="CET", index=False
     )
     assert store.index_path().read_bytes() == index_before and first.index_line is None
-    second = store.save(
+    again = store.save(
         type="user", name="Timezone", description="Works from Berlin", body="CET", index=False
     )
-    assert second.path == "user_timezone_2.md"
+    assert again.path == first.path and again.unchanged and again.history_ids == ()
+    second = store.save(
+        type="user", name="Timezone", description="Works from Munich", body="CET", index=False
+    )
+    assert second.path == "user_timezone_2.md" and not second.unchanged
+    assert second.notes == (
+        "user_timezone.md already exists, so this memory was saved as user_timezone_2.md",
+    )
     with pytest.raises(UserInputError):
         store.save(type="user", name="T", description="d", body="b", file=first.path)
     store.save(type="user", name="T", description="d2", body="b", file=first.path, replace=True)
@@ -200,10 +207,13 @@ def test_remove_deletes_index_lines_and_undo_restores_both(sample_engine):
     assert not (store.root / "feedback_pnpm.md").exists()
     assert "feedback_pnpm.md" not in store.index_path().read_text(encoding="utf-8")
     undone = engine.history.undo()
-    assert len(undone) == 2
+    assert [(e.effect, e.path) for e in undone.entries] == [
+        ("reverted", str(store.index_path())),
+        ("restored", str(store.root / "feedback_pnpm.md")),
+    ]
     assert (store.root / "feedback_pnpm.md").read_bytes() == file_bytes
     assert store.index_path().read_bytes() == index_bytes
-    engine.history.undo()  # undoing the undo deletes again
+    engine.history.redo()  # redo deletes again
     assert not (store.root / "feedback_pnpm.md").exists()
 
 
@@ -246,6 +256,27 @@ def test_index_fixes(sample_engine):
     long_before = len(store.index().long_lines)
     assert store.fix_shorten_long_lines() == long_before and store.index().long_lines == ()
     assert len(engine.history.entries()) == 3
+
+
+def test_an_index_fix_is_planned_without_writing_and_refused_once_the_index_moved(
+    sample_engine,
+):
+    engine = sample_engine("warnings")
+    store = engine.memories
+    index = store.index_path()
+    original = index.read_text(encoding="utf-8")
+    plan = store.plan_index_fix("dangling")
+    assert plan.count == 5 and plan.before == original and plan.after != original
+    assert index.read_text(encoding="utf-8") == original and engine.history.entries() == []
+    assert store.apply_index_fix(plan) == 5
+    assert index.read_text(encoding="utf-8") == plan.after and store.index().dangling == ()
+    # A plan made before someone else edited the index writes nothing.
+    stale = store.plan_index_fix("long-lines")
+    index.write_text(index.read_text(encoding="utf-8") + "- [x](x.md) — added meanwhile\n")
+    edited = index.read_text(encoding="utf-8")
+    with pytest.raises(ConflictError, match="changed since the preview"):
+        store.apply_index_fix(stale)
+    assert index.read_text(encoding="utf-8") == edited
 
 
 def test_projection_warns_when_a_save_pushes_entries_past_the_cut(sample_engine):

@@ -261,7 +261,13 @@ async def test_push_skips_secrets_and_files_over_250000_bytes(server, alice, tmp
     assert result.status == "ok"
     assert set(result.uploaded_keys) == {"edge.txt", "fine.md"}
     assert [s.to_json() for s in result.skipped_secrets] == [
-        {"path": "creds.md", "rule_id": "github-pat", "label": "GitHub PAT"}
+        {
+            "path": "creds.md",
+            "rule_id": "github-pat",
+            "label": "GitHub PAT",
+            "rule_ids": ["github-pat"],
+            "labels": ["GitHub PAT"],
+        }
     ]
     assert result.skipped_too_large == ("big.log",)
 

@@ -6,6 +6,12 @@ and redirections are understood rather than pattern-matched. Every simple comman
 on an allowlist: plain read-only tools, tools whose flags are checked (git, sed, sort, find,
 xargs, ...), and a few that must match an exact shape (`node -v`, `history 20`, ...).
 
+Flags are read the way the commands read them (see `bash_options`): a tool with few options
+is parsed against a full table of them, so a value-taking option that swallows the next word
+is understood, and a long option must be written in full (getopt_long and git would take
+`--outp` as `--output`); a tool with very many options refuses any word that is, or could
+abbreviate, one of its dangerous options. git has its own module, `bash_git`.
+
 Anything the judge does not understand is refused: a parse error, `$` expansion, command or
 process substitution, unquoted globs and brace expansion, variable assignments, loops,
 functions, background jobs, and output redirections to anything but `/dev/null`.
@@ -18,6 +24,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from workbench.engine.agents.bash_git import check_git
+from workbench.engine.agents.bash_options import (
+    NONE,
+    OPTIONAL,
+    REQUIRED,
+    OptionRefused,
+    OptionTable,
+    ParsedArgs,
+    dangerous_prefix,
+    parse_args,
+    table,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -339,282 +358,89 @@ def _allow_any(_args: list[str]) -> str | None:
     return None
 
 
-def _refuse_flags(*long: str, short: str = "", what: str) -> Validator:
-    """A validator refusing the given long options and short letters (in any cluster)."""
+def _refuse_flags(command: str, long: dict[str, str], short: dict[str, str] | None = None):
+    """For tools with many harmless options: refuse every word that is, or abbreviates, one of
+    the `long` options, and every short cluster holding one of the `short` letters (each maps
+    to what the option does).
+
+    Every word is checked wherever it stands, so neither an option value nor `--` hides one.
+    """
+    letters = short or {}
 
     def validate(args: list[str]) -> str | None:
-        flags, _ = _split_at_double_dash(args)
-        if _any_long(flags, long):
-            return what
-        for arg in flags:
-            if set(_short_letters(arg)) & set(short):
-                return what
+        for arg in args:
+            danger = dangerous_prefix(arg, long)
+            if danger:
+                return f"{command} {danger}"
+            for letter in _short_letters(arg):
+                if letter in letters:
+                    return f"{command} -{letter} {letters[letter]}"
         return None
 
     return validate
 
 
-# git -----------------------------------------------------------------------------------------
-
-GIT_READ_ONLY_SUBCOMMANDS = frozenset(
-    """status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree
-    cat-file grep show-ref for-each-ref merge-base name-rev count-objects diff-tree diff-files
-    diff-index whatchanged check-ignore check-attr var version show-branch cherry range-diff
-    verify-commit verify-tag ls-remote""".split()
-)
-# Options that make an otherwise read-only git command write a file or run a program.
-GIT_DANGEROUS_OPTIONS = (
-    "--output",
-    "--ext-diff",
-    "--open-files-in-pager",
-    "--upload-pack",
-    "--receive-pack",
-    "--exec",
-)
-_GIT_GLOBAL_FLAGS = frozenset(
-    {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
-)
-_GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
-
-
-def _check_git(args: list[str]) -> str | None:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        arg = args[i]
-        if arg in _GIT_GLOBAL_FLAGS:
-            i += 1
-        elif arg in _GIT_GLOBAL_WITH_VALUE:
-            i += 2
-        elif arg.split("=", 1)[0] in _GIT_GLOBAL_WITH_VALUE:
-            i += 1
-        elif arg == "--version":
-            return None
-        else:
-            return f"git option {arg.split('=', 1)[0]} is not allowed"
-    if i >= len(args):
-        return None  # plain `git` prints help
-    sub, rest = args[i], args[i + 1 :]
-    flags, _ = _split_at_double_dash(rest)
-    bad = _any_long(flags, GIT_DANGEROUS_OPTIONS)
-    if bad:
-        return f"git {sub} {bad} can write files or run programs"
-    if sub == "grep" and any("O" in _short_letters(a) for a in flags):
-        return "git grep -O runs a program"
-    if sub in GIT_READ_ONLY_SUBCOMMANDS:
-        return None
-    special = _GIT_SPECIAL.get(sub)
-    if special is not None:
-        return special(rest)
-    return f"git {sub} can change the repository"
-
-
-# The ref filters `git branch` and `git tag` share: each means listing, and each takes a value.
-_REF_FILTERS = ("--contains", "--no-contains", "--merged", "--no-merged", "--points-at")
-_LIST_MODE = ("--list", *_REF_FILTERS)
-_TAKES_VALUE = (*_REF_FILTERS, "--sort", "--format")
-
-
-def _git_listing(mutating_long: Sequence[str], mutating_short: str, what: str) -> Validator:
-    """git branch / tag: allowed only while they list, never create, move or delete."""
+def _with_table(spec: OptionTable, then: Callable[[ParsedArgs], str | None] | None = None):
+    """A validator that parses with `spec` (see bash_options) and then runs `then`."""
 
     def validate(args: list[str]) -> str | None:
-        flags, after = _split_at_double_dash(args)
-        positional = list(after)
-        listing = False
-        i = 0
-        while i < len(flags):
-            arg = flags[i]
-            name = arg.split("=", 1)[0]
-            if _any_long([arg], mutating_long) or set(_short_letters(arg)) & set(mutating_short):
-                return f"git {what} {arg} changes the repository"
-            if name in _LIST_MODE or set(_short_letters(arg)) & {"l"}:
-                listing = True
-            if name in _TAKES_VALUE and "=" not in arg:
-                i += 2
-                continue
-            if not arg.startswith("-"):
-                positional.append(arg)
-            i += 1
-        if positional and not listing:
-            return f"git {what} with a name creates a {what}"
-        return None
+        try:
+            parsed = parse_args(args, spec)
+        except OptionRefused as refused:
+            return refused.reason
+        return then(parsed) if then is not None else None
 
     return validate
-
-
-_check_git_branch = _git_listing(
-    mutating_long=(
-        "--delete",
-        "--move",
-        "--copy",
-        "--force",
-        "--set-upstream-to",
-        "--unset-upstream",
-        "--edit-description",
-        "--track",
-        "--no-track",
-        "--create-reflog",
-        "--recurse-submodules",
-    ),
-    mutating_short="dDmMcCfut",
-    what="branch",
-)
-_check_git_tag = _git_listing(
-    mutating_long=("--delete", "--annotate", "--sign", "--force", "--message", "--file"),
-    mutating_short="dasfmFue",
-    what="tag",
-)
-
-
-def _check_git_remote(args: list[str]) -> str | None:
-    positional = [a for a in args if not a.startswith("-")]
-    flags = [a for a in args if a.startswith("-")]
-    if any(f not in ("-v", "--verbose") for f in flags):
-        return "git remote may only list remotes"
-    if not positional or positional[0] in ("show", "get-url"):
-        return None
-    return f"git remote {positional[0]} changes the repository"
-
-
-_GIT_CONFIG_READS = (
-    "--get",
-    "--get-all",
-    "--get-regexp",
-    "--get-urlmatch",
-    "--get-color",
-    "--get-colorbool",
-    "--list",
-    "-l",
-)
-_GIT_CONFIG_WRITES = (
-    "--add",
-    "--unset",
-    "--unset-all",
-    "--replace-all",
-    "--rename-section",
-    "--remove-section",
-    "--edit",
-    "-e",
-)
-
-
-def _check_git_config(args: list[str]) -> str | None:
-    if _any_long(args, _GIT_CONFIG_WRITES):
-        return "git config may only read settings"
-    if args and args[0] in ("get", "list"):
-        return None
-    if _any_long(args, _GIT_CONFIG_READS):
-        return None
-    return "git config may only read settings (use --get or --list)"
-
-
-def _first_positional_in(allowed: Sequence[str], what: str, *, default_ok: bool) -> Validator:
-    def validate(args: list[str]) -> str | None:
-        positional = [a for a in args if not a.startswith("-")]
-        if not positional:
-            return None if default_ok else f"{what} needs a read-only action"
-        if positional[0] in allowed:
-            return None
-        return f"{what} {positional[0]} can change things"
-
-    return validate
-
-
-def _check_git_reflog(args: list[str]) -> str | None:
-    positional = [a for a in args if not a.startswith("-")]
-    if positional and positional[0] in ("expire", "delete", "drop"):
-        return f"git reflog {positional[0]} changes the repository"
-    return None
-
-
-_GIT_SPECIAL: dict[str, Validator] = {
-    "branch": _check_git_branch,
-    "tag": _check_git_tag,
-    "remote": _check_git_remote,
-    "config": _check_git_config,
-    "stash": _first_positional_in(("list", "show"), "git stash", default_ok=False),
-    "worktree": _first_positional_in(("list",), "git worktree", default_ok=False),
-    "reflog": _check_git_reflog,
-}
 
 
 # sed -----------------------------------------------------------------------------------------
 
-_SED_FLAG_LETTERS = frozenset("nErsuz")
-_SED_LONG_OK = (
-    "--quiet",
-    "--silent",
-    "--regexp-extended",
-    "--separate",
-    "--unbuffered",
-    "--null-data",
-    "--posix",
-    "--debug",
-    "--sandbox",
-    "--line-length",
+SED_OPTIONS = table(
+    "sed",
+    flags="nErsuzb",
+    valued="el",
+    long_flags=(
+        "quiet",
+        "silent",
+        "regexp-extended",
+        "separate",
+        "unbuffered",
+        "null-data",
+        "zero-terminated",
+        "posix",
+        "debug",
+        "sandbox",
+        "follow-symlinks",
+        "binary",
+        "help",
+        "version",
+    ),
+    long_valued=("expression", "line-length"),
+    refused={
+        "-i": (OPTIONAL, "sed -i edits files in place"),
+        "--in-place": (OPTIONAL, "sed --in-place edits files in place"),
+        "-f": (REQUIRED, "sed -f reads a script that cannot be checked"),
+        "--file": (REQUIRED, "sed --file reads a script that cannot be checked"),
+    },
 )
 
 
-def _check_sed(args: list[str]) -> str | None:
-    scripts: list[str] = []
-    positional: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            positional.extend(args[i + 1 :])
-            break
-        if arg.startswith("--"):
-            name = arg.split("=", 1)[0]
-            if name == "--expression":
-                if "=" in arg:
-                    scripts.append(arg.split("=", 1)[1])
-                    i += 1
-                else:
-                    if i + 1 >= len(args):
-                        return "sed --expression needs a script"
-                    scripts.append(args[i + 1])
-                    i += 2
-                continue
-            if name in ("--in-place", "--file"):
-                return f"sed {name} is not allowed"
-            if name not in _SED_LONG_OK:
-                return f"sed option {name} is not allowed"
-            i += 1
-            continue
-        letters = _short_letters(arg)
-        if not letters:
-            positional.append(arg)
-            i += 1
-            continue
-        i += 1
-        for j, letter in enumerate(letters):
-            if letter in _SED_FLAG_LETTERS:
-                continue
-            if letter in "el":
-                value = letters[j + 1 :]
-                if not value:
-                    if i >= len(args):
-                        return f"sed -{letter} needs a value"
-                    value = args[i]
-                    i += 1
-                if letter == "e":
-                    scripts.append(value)
-                break
-            if letter == "i":
-                return "sed -i edits files in place"
-            if letter == "f":
-                return "sed -f reads a script that cannot be checked"
-            return f"sed option -{letter} is not allowed"
+def _sed_scripts(parsed: ParsedArgs) -> str | None:
+    scripts = parsed.values("-e", "--expression")
     if not scripts:
-        if not positional:
+        if parsed.has("--help", "--version"):
+            return None
+        if not parsed.operands:
             return "sed needs a script"
-        scripts.append(positional[0])
+        scripts = [parsed.operands[0]]
     for script in scripts:
         reason = sed_script_refusal(script)
         if reason:
             return reason
     return None
+
+
+_check_sed = _with_table(SED_OPTIONS, _sed_scripts)
 
 
 def sed_script_refusal(script: str) -> str | None:
@@ -694,18 +520,53 @@ def sed_script_refusal(script: str) -> str | None:
 
 # other flag-checked tools ---------------------------------------------------------------------
 
-
-def _check_sort(args: list[str]) -> str | None:
-    flags, _ = _split_at_double_dash(args)
-    if _any_long(flags, ("--output", "--compress-program")):
-        return "sort --output writes a file"
-    for arg in flags:
-        for letter in _short_letters(arg):
-            if letter == "o":
-                return "sort -o writes a file"
-            if letter in "ktST":
-                break  # the rest of the cluster is this option's value
-    return None
+SORT_OPTIONS = table(
+    "sort",
+    flags="bdfgiMhnRrVcCmsuz",
+    valued="kSt",
+    long_flags=(
+        "ignore-leading-blanks",
+        "dictionary-order",
+        "ignore-case",
+        "general-numeric-sort",
+        "ignore-nonprinting",
+        "month-sort",
+        "human-numeric-sort",
+        "numeric-sort",
+        "random-sort",
+        "reverse",
+        "version-sort",
+        "debug",
+        "merge",
+        "stable",
+        "unique",
+        "zero-terminated",
+        "help",
+        "version",
+    ),
+    long_optional=("check",),
+    long_valued=(
+        "random-source",
+        "sort",
+        "batch-size",
+        "files0-from",
+        "key",
+        "buffer-size",
+        "field-separator",
+        "parallel",
+    ),
+    refused={
+        "-o": (REQUIRED, "sort -o writes a file"),
+        "--output": (REQUIRED, "sort --output writes a file"),
+        "--compress-program": (REQUIRED, "sort --compress-program runs a program"),
+        "-T": (REQUIRED, "sort -T writes temporary files into a folder"),
+        "--temporary-directory": (
+            REQUIRED,
+            "sort --temporary-directory writes temporary files into a folder",
+        ),
+    },
+)
+_check_sort = _with_table(SORT_OPTIONS)
 
 
 _FIND_FORBIDDEN = frozenset(
@@ -730,38 +591,28 @@ def _check_find(args: list[str]) -> str | None:
     return None
 
 
-_XARGS_FLAGS = frozenset({"-0", "--null", "-r", "--no-run-if-empty", "-t", "--verbose", "-x"})
-_XARGS_WITH_VALUE = frozenset({"-n", "-L", "-P", "-d", "-s", "-E", "-I", "-a"})
-_XARGS_LONG_WITH_VALUE = (
-    "--max-args",
-    "--max-lines",
-    "--max-procs",
-    "--delimiter",
-    "--max-chars",
-    "--eof",
-    "--replace",
-    "--arg-file",
+# xargs reads its options up to the first word that is not one: that word starts the command.
+XARGS_OPTIONS = table(
+    "xargs",
+    flags="0rtx",
+    valued="adEILnPs",
+    optional="eil",
+    long_flags=("null", "no-run-if-empty", "verbose", "exit", "show-limits", "help", "version"),
+    long_optional=("eof", "replace", "max-lines"),
+    long_valued=("arg-file", "delimiter", "max-args", "max-procs", "max-chars"),
+    refused={
+        "-o": (NONE, "xargs option -o hands the terminal to the command"),
+        "--open-tty": (NONE, "xargs option --open-tty hands the terminal to the command"),
+        "-p": (NONE, "xargs option -p prompts at the terminal"),
+        "--interactive": (NONE, "xargs option --interactive prompts at the terminal"),
+        "--process-slot-var": (REQUIRED, "xargs option --process-slot-var sets variables"),
+    },
+    permute=False,
 )
 
 
-def _check_xargs(args: list[str]) -> str | None:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        arg = args[i]
-        if arg == "--":
-            i += 1
-            break
-        if arg in _XARGS_FLAGS:
-            i += 1
-        elif arg in _XARGS_WITH_VALUE:
-            i += 2
-        elif arg[:2] in _XARGS_WITH_VALUE and len(arg) > 2:
-            i += 1
-        elif _any_long([arg], _XARGS_LONG_WITH_VALUE) and "=" in arg:
-            i += 1
-        else:
-            return f"xargs option {arg.split('=', 1)[0]} is not allowed"
-    target = args[i:]
+def _xargs_target(parsed: ParsedArgs) -> str | None:
+    target = parsed.operands
     if not target:
         return None  # runs echo
     if target[0] not in XARGS_TARGETS:
@@ -769,20 +620,30 @@ def _check_xargs(args: list[str]) -> str | None:
     return check_argv(target)
 
 
-def _check_date(args: list[str]) -> str | None:
-    if _any_long(args, ("--set",)):
-        return "date --set changes the clock"
-    for arg in args:
-        if "s" in _short_letters(arg) and not arg.startswith(("-I", "-d", "-r", "-f")):
-            return "date -s changes the clock"
-        if not arg.startswith(("-", "+")) and not _after_value_flag(args, arg):
-            return "date with a bare argument sets the clock"
+_check_xargs = _with_table(XARGS_OPTIONS, _xargs_target)
+
+DATE_OPTIONS = table(
+    "date",
+    flags="Ru",
+    valued="dfr",
+    optional="I",
+    long_flags=("debug", "resolution", "rfc-email", "universal", "utc", "help", "version"),
+    long_optional=("iso-8601",),
+    long_valued=("date", "file", "rfc-3339", "reference"),
+    refused={
+        "-s": (REQUIRED, "date -s changes the clock"),
+        "--set": (REQUIRED, "date --set changes the clock"),
+    },
+)
+
+
+def _date_operands(parsed: ParsedArgs) -> str | None:
+    if any(not word.startswith("+") for word in parsed.operands):
+        return "date with a bare argument sets the clock"
     return None
 
 
-def _after_value_flag(args: list[str], arg: str) -> bool:
-    index = args.index(arg)
-    return index > 0 and args[index - 1] in ("-d", "--date", "-r", "--reference", "-f", "--file")
+_check_date = _with_table(DATE_OPTIONS, _date_operands)
 
 
 _HOSTNAME_FLAGS = frozenset(
@@ -836,8 +697,13 @@ _GH_READ = {
 
 
 def _check_gh(args: list[str]) -> str | None:
-    if any(a in ("--web", "-w") for a in args):
-        return "gh --web opens a browser"
+    for arg in args:
+        if arg == "--web" or arg.startswith("--web=") or "w" in _short_letters(arg):
+            return "gh --web opens a browser"
+        if arg == "--show-token" or arg.startswith("--show-token="):
+            return "gh --show-token prints a credential"
+    if args[:2] == ["auth", "status"] and any("t" in _short_letters(a) for a in args):
+        return "gh auth status -t prints a credential"
     if args == ["status"] or args in (["--version"], []):
         return None
     if len(args) >= 2 and args[1] in _GH_READ.get(args[0], set()):
@@ -874,39 +740,74 @@ def _check_jq(args: list[str]) -> str | None:
     return None
 
 
-_UNIQ_FLAGS = frozenset(
-    """-c -d -D -u -i -z --count --repeated --unique --ignore-case --zero-terminated
-    --all-repeated --group""".split()
+UNIQ_OPTIONS = table(
+    "uniq",
+    flags="cdDuiz",
+    valued="fsw",
+    long_flags=("count", "repeated", "unique", "ignore-case", "zero-terminated", "help", "version"),
+    long_optional=("all-repeated", "group"),
+    long_valued=("skip-fields", "skip-chars", "check-chars"),
 )
-_UNIQ_WITH_NUMBER = frozenset({"-f", "-s", "-w"})
-_UNIQ_LONG_NUMBER = ("--skip-fields", "--skip-chars", "--check-chars")
 
 
-def _check_uniq(args: list[str]) -> str | None:
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in _UNIQ_WITH_NUMBER:
-            if i + 1 >= len(args) or not args[i + 1].isdigit():
-                return f"uniq {arg} needs a number"
-            i += 2
-            continue
-        name = arg.split("=", 1)[0]
-        if arg in _UNIQ_FLAGS or (name in _UNIQ_LONG_NUMBER and "=" in arg):
-            i += 1
-            continue
-        if name in ("--all-repeated", "--group") and "=" in arg:
-            i += 1
-            continue
-        letters = _short_letters(arg)
-        if letters and set(letters) <= set("cdDuiz"):
-            i += 1
-            continue
-        if letters and letters[0] in "fsw" and letters[1:].isdigit():
-            i += 1
-            continue
-        return "uniq may only take flags (a second file name would be overwritten)"
+def _uniq_operands(parsed: ParsedArgs) -> str | None:
+    if len(parsed.operands) > 1:
+        return "uniq may take flags and one input file (a second file name would be overwritten)"
     return None
+
+
+_check_uniq = _with_table(UNIQ_OPTIONS, _uniq_operands)
+
+FILE_OPTIONS = table(
+    "file",
+    flags="bcdEhiklLNn0rszZ",
+    valued="eFfmP",
+    long_flags=(
+        "brief",
+        "checking-printout",
+        "extension",
+        "no-dereference",
+        "mime",
+        "mime-type",
+        "mime-encoding",
+        "keep-going",
+        "list",
+        "dereference",
+        "no-pad",
+        "no-buffer",
+        "print0",
+        "raw",
+        "special-files",
+        "uncompress",
+        "uncompress-noreport",
+        "apple",
+        "help",
+        "version",
+    ),
+    long_valued=("exclude", "exclude-quiet", "separator", "files-from", "magic-file", "parameter"),
+    refused={
+        "-C": (NONE, "file -C writes a compiled magic file"),
+        "--compile": (NONE, "file --compile writes a compiled magic file"),
+        "-p": (NONE, "file -p changes the files' access times back"),
+        "--preserve-date": (NONE, "file --preserve-date changes the files' access times back"),
+        "-S": (NONE, "file -S turns off its sandbox"),
+        "--no-sandbox": (NONE, "file --no-sandbox turns off its sandbox"),
+    },
+)
+_check_file = _with_table(FILE_OPTIONS)
+
+BASE64_OPTIONS = table(
+    "base64",
+    flags="di",
+    valued="w",
+    long_flags=("decode", "ignore-garbage", "help", "version"),
+    long_valued=("wrap",),
+    refused={
+        "-o": (REQUIRED, "base64 -o writes a file"),
+        "--output": (REQUIRED, "base64 --output writes a file"),
+    },
+)
+_check_base64 = _with_table(BASE64_OPTIONS)
 
 
 def _exact(*shapes: tuple[str, ...]) -> Validator:
@@ -936,24 +837,28 @@ def _check_echo(args: list[str]) -> str | None:
 
 
 VALIDATORS: dict[str, Validator] = {
-    "git": _check_git,
+    "git": check_git,
     "grep": _allow_any,
     "egrep": _allow_any,
     "fgrep": _allow_any,
-    "rg": _refuse_flags("--pre", what="rg --pre runs a program on every file"),
+    "rg": _refuse_flags(
+        "rg", {"pre": "runs a program on every file", "hostname-bin": "runs a program"}
+    ),
     "sed": _check_sed,
     "sort": _check_sort,
-    "file": _refuse_flags("--compile", short="C", what="file -C writes a magic file"),
+    "file": _check_file,
     "find": _check_find,
     "xargs": _check_xargs,
-    "tree": _refuse_flags("--output", short="oR", what="tree -o / -R write files"),
+    "tree": _refuse_flags(
+        "tree", {"output": "writes a file"}, {"o": "writes a file", "R": "writes files"}
+    ),
     "date": _check_date,
     "hostname": _check_hostname,
     "ps": _allow_any,
     "netstat": _allow_any,
     "lsof": _allow_any,
     "pgrep": _allow_any,
-    "base64": _refuse_flags("--output", short="o", what="base64 -o writes a file"),
+    "base64": _check_base64,
     "md5sum": _allow_any,
     "sha1sum": _allow_any,
     "sha224sum": _allow_any,
@@ -963,7 +868,11 @@ VALIDATORS: dict[str, Validator] = {
     "shasum": _allow_any,
     "b2sum": _allow_any,
     "cksum": _allow_any,
-    "fd": _refuse_flags("--exec", "--exec-batch", short="xX", what="fd -x runs programs"),
+    "fd": _refuse_flags(
+        "fd",
+        {"exec": "runs programs", "exec-batch": "runs programs"},
+        {"x": "runs programs", "X": "runs programs"},
+    ),
     "docker": _check_docker,
     "gh": _check_gh,
     "echo": _check_echo,

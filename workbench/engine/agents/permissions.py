@@ -3,7 +3,9 @@
 Read, Grep and Glob may look anywhere; Bash may run read-only commands only (judged by a real
 shell parse); Edit and Write may touch files inside the memory folder only. Claude Code's test
 is a plain prefix test on the normalised path; the workbench also resolves symlinks, so a link
-inside the folder that points outside it cannot be used to escape.
+inside the folder that points outside it cannot be used to escape. Nothing under a `.git`
+name may be written either: a repository's config can name programs for git to run, and
+read-only Bash may run git in the memory folder.
 """
 
 from __future__ import annotations
@@ -59,12 +61,24 @@ def path_inside_folder(file_path: object, folder: str) -> bool:
     return os.path.realpath(file_path).startswith(real_folder)
 
 
+def names_git_metadata(file_path: str, folder: str) -> bool:
+    """True when a part of `file_path` below `folder` is `.git` (any case: some file systems
+    ignore it), so the write would create or change a repository's settings."""
+    prefix = folder if folder.endswith("/") else folder + "/"
+    inside = js_normalize(file_path)[len(prefix) :]
+    return any(part.casefold() == ".git" for part in inside.split("/"))
+
+
 def create_auto_mem_can_use_tool(memory_dir: str) -> CanUseTool:
     """The permission check shared by extraction and dream, bound to one memory folder."""
     folder = memory_dir if memory_dir.endswith("/") else memory_dir + "/"
     everything_else = (
         f"This agent may use only Read, Grep, Glob, read-only Bash, and Edit or Write on files "
         f"inside {folder}; the call was refused."
+    )
+    git_metadata = (
+        "Files in a .git folder (or named .git) cannot be written here: git reads its settings "
+        "there, and they can name programs to run. The call was refused."
     )
 
     def can_use_tool(tool_name: str, tool_input: Mapping[str, Any]) -> PermissionDecision:
@@ -79,6 +93,8 @@ def create_auto_mem_can_use_tool(memory_dir: str) -> CanUseTool:
         if tool_name in WRITE_TOOLS:
             file_path = tool_input.get("file_path") if isinstance(tool_input, Mapping) else None
             if path_inside_folder(file_path, folder):
+                if names_git_metadata(str(file_path), folder):
+                    return PermissionDecision(False, git_metadata)
                 return ALLOW
             return PermissionDecision(False, everything_else)
         return PermissionDecision(False, everything_else)

@@ -80,9 +80,13 @@ class Proposal:
     note: str = ""
     group: str = ""
     """Proposals from one run share a group."""
+    delete: bool = False
+    """The proposal removes the file (`content` is empty)."""
 
     @property
     def kind(self) -> str:
+        if self.delete:
+            return "delete"
         return "create" if self.base_sha256 is None else "modify"
 
     def diff_stats(self) -> tuple[int, int]:
@@ -164,6 +168,33 @@ class ReviewQueue:
             made.append(self._store(self._make(staged, source=source, note=note, group=group)))
         return made
 
+    def propose_delete(
+        self, path: str, *, source: str, note: str = "", group: str = ""
+    ) -> Proposal:
+        """Queue the removal of one file; accepting it deletes through history."""
+        self._check_target(path)
+        try:
+            current = Path(path).read_bytes()
+        except FileNotFoundError:
+            raise NotFoundError(f"no file {self.engine.locations.relative(path)}") from None
+        rel = self.engine.locations.relative(path)
+        before = current.decode("utf-8", "replace")
+        proposal = Proposal(
+            id=f"{int(time.time() * 1000):x}-{secrets.token_hex(3)}",
+            created=js_iso(time.time() * 1000),
+            source=source,
+            abs_path=path,
+            path=rel,
+            scope=self._scope(rel),
+            base_sha256=sha256_or_none(current),
+            content="",
+            diff=_removal_diff(before, rel),
+            note=note,
+            group=group or secrets.token_hex(4),
+            delete=True,
+        )
+        return self._store(proposal)
+
     def _make(self, staged: StagedFile, *, source: str, note: str, group: str) -> Proposal:
         self._check_target(staged.path)
         rel = self.engine.locations.relative(staged.path)
@@ -231,15 +262,35 @@ class ReviewQueue:
     def accept(self, proposal_id: str) -> AcceptResult:
         """Write the proposal through history; refused if the file changed since."""
         proposal = self.get(proposal_id)
-        entry = self.write_checked(
-            proposal.abs_path,
-            proposal.content,
-            proposal.base_sha256,
-            note=f"proposal {proposal.id} ({proposal.source})",
-            group=proposal.group,
-        )
+        note = f"proposal {proposal.id} ({proposal.source})"
+        if proposal.delete:
+            entry = self._delete_checked(proposal, note=note)
+        else:
+            entry = self.write_checked(
+                proposal.abs_path,
+                proposal.content,
+                proposal.base_sha256,
+                note=note,
+                group=proposal.group,
+            )
         self._discard(proposal)
         return AcceptResult(proposal, entry.id)
+
+    def _delete_checked(self, proposal: Proposal, *, note: str) -> HistoryEntry:
+        """Delete the file of a delete proposal, refused when it changed since."""
+        self._check_target(proposal.abs_path)
+        try:
+            current: bytes | None = Path(proposal.abs_path).read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current is None or sha256_or_none(current) != proposal.base_sha256:
+            raise ConflictError(
+                f"{proposal.path} changed after the deletion was proposed; nothing was deleted "
+                "(reject it and propose again)"
+            )
+        return self.engine.history.delete(
+            proposal.abs_path, APPLY_ACTION, note=note, group=proposal.group
+        )
 
     def reject(self, proposal_id: str) -> Proposal:
         """Drop a proposal without touching the memory folder."""
@@ -288,6 +339,12 @@ class ReviewQueue:
             os.unlink(self.folder / f"{proposal.id}.json")
         except FileNotFoundError:
             pass
+
+
+def _removal_diff(before: str, rel_path: str) -> str:
+    lines = before.splitlines(keepends=True)
+    diff = difflib.unified_diff(lines, [], fromfile=f"a/{rel_path}", tofile="/dev/null")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
 
 
 def team_secret_refusal(engine: Engine, path: str, content: str) -> str | None:

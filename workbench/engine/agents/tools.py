@@ -9,24 +9,24 @@ overlay that later Reads, Edits and Greps see. When the run ends, the caller tur
 files into review-queue proposals or applies them through history (atomic and undoable), so a
 run that fails half way leaves nothing half-written.
 
-Bash really runs the command (in the project folder, with a timeout, a small environment and
-bounded output), but only after the read-only judge has accepted it, here as well as in the
-permission check.
+Bash really runs the command (in the project folder, with a small environment), but only
+after the read-only judge has accepted it, here as well as in the permission check; its time,
+output and memory are bounded while it runs (see `bounded_run`). Read and Grep open regular
+files only, without ever blocking on a pipe or a device, and are bounded in bytes and time.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-import signal
-import subprocess
+import stat
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from workbench.engine.agents.bash_readonly import judge_command
+from workbench.engine.agents.bounded_run import run_bounded
 from workbench.engine.agents.permissions import (
     CanUseTool,
     PermissionDecision,
@@ -49,14 +49,35 @@ __all__ = [
 READ_DEFAULT_LINES = 2000
 READ_MAX_LINE_CHARS = 2000
 READ_MAX_BYTES = 2 * 1024 * 1024
+READ_TIMEOUT_S = 10.0
 BASH_TIMEOUT_S = 10.0
 BASH_MAX_OUTPUT_CHARS = 30_000
+BASH_MAX_OUTPUT_BYTES = 4 * BASH_MAX_OUTPUT_CHARS
+"""Read from a command at most this much (enough for the character cap in any UTF-8)."""
+BASH_MEMORY_BYTES = 2 * 1024**3
+"""The address-space ceiling of the shell and everything it runs."""
+GREP_TIMEOUT_S = 20.0
+GLOB_TIMEOUT_S = 10.0
+GLOB_MAX_VISITED = 200_000
 GREP_MAX_FILES = 200
 GREP_MAX_LINES = 400
 GREP_MAX_FILE_BYTES = 5 * 1024 * 1024
 GLOB_MAX_RESULTS = 100
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".hg", ".svn"})
 BASH_PATH = "/usr/local/bin:/usr/bin:/bin"
+# git settings a repository's own config cannot undo: no hooks, no fsmonitor program, and no
+# repository found without a `.git` (a bare one an agent could have written as plain files).
+_GIT_OVERRIDES = (
+    ("safe.bareRepository", "explicit"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+)
+_FILE_KINDS = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class ToolInputError(Exception):
@@ -92,21 +113,13 @@ class Workspace:
         return os.path.normpath(joined)
 
     def exists(self, path: str) -> bool:
-        return path in self.staged or os.path.isfile(path)
+        return path in self.staged or is_regular_file(path)
 
-    def read_text(self, path: str) -> str:
+    def read_text(self, path: str, *, deadline: float | None = None) -> str:
         """The current text of `path` (staged first); raises ToolInputError when unreadable."""
         if path in self.staged:
             return self.staged[path].content
-        if os.path.isdir(path):
-            raise ToolInputError(f"{path} is a folder, not a file; use Glob or Bash ls to list it")
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(READ_MAX_BYTES + 1)
-        except FileNotFoundError:
-            raise ToolInputError(f"No file exists at {path}.") from None
-        except OSError as exc:
-            raise ToolInputError(f"{path} could not be read ({exc.strerror}).") from None
+        data = read_regular_file(path, READ_MAX_BYTES, deadline=deadline)
         if len(data) > READ_MAX_BYTES:
             raise ToolInputError(f"{path} is larger than {READ_MAX_BYTES} bytes; read less of it")
         return _decode(data)
@@ -115,10 +128,9 @@ class Workspace:
         """Record new content for `path` without touching the disk."""
         current = self.staged.get(path)
         if current is None:
-            try:
-                original: bytes | None = Path(path).read_bytes()
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                original = None
+            original: bytes | None = None
+            if os.path.exists(path) and not os.path.isdir(path):
+                original = read_regular_file(path, READ_MAX_BYTES)
             current = StagedFile(path=path, original=original, content=content)
             self.staged[path] = current
         else:
@@ -128,6 +140,61 @@ class Workspace:
     def changed_files(self) -> list[StagedFile]:
         """Staged files whose content differs from what was on disk, in the order touched."""
         return [f for f in self.staged.values() if f.changed]
+
+
+def read_regular_file(path: str, max_bytes: int, *, deadline: float | None = None) -> bytes:
+    """At most `max_bytes + 1` bytes of a regular file; anything else is a ToolInputError.
+
+    Pipes, devices and sockets are refused before they are opened (opening one can block or
+    have effects) and again after: the file is opened without blocking and checked with
+    fstat, so one swapped in between cannot hang the read either. Reading stops at the
+    deadline (READ_TIMEOUT_S from now unless given).
+    """
+    if deadline is None:
+        deadline = time.monotonic() + READ_TIMEOUT_S
+    try:
+        _require_regular(path, os.stat(path))
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ToolInputError(f"No file exists at {path}.") from None
+    except OSError as exc:
+        raise ToolInputError(f"{path} could not be read ({exc.strerror}).") from None
+    try:
+        _require_regular(path, os.fstat(fd))
+        chunks: list[bytes] = []
+        size = 0
+        while size <= max_bytes:
+            if time.monotonic() > deadline:
+                raise ToolInputError(f"reading {path} took too long; it was stopped")
+            try:
+                data = os.read(fd, min(1024 * 1024, max_bytes + 1 - size))
+            except OSError as exc:
+                raise ToolInputError(f"{path} could not be read ({exc.strerror}).") from None
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _require_regular(path: str, info: os.stat_result) -> None:
+    if stat.S_ISREG(info.st_mode):
+        return
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolInputError(f"{path} is a folder, not a file; use Glob or Bash ls to list it")
+    kind = next((name for test, name in _FILE_KINDS if test(info.st_mode)), "not a regular file")
+    raise ToolInputError(f"{path} is {kind}; only regular files can be read or written")
+
+
+def is_regular_file(path: str) -> bool:
+    """True for a regular file (after links); never opens it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _decode(data: bytes) -> str:
@@ -251,11 +318,13 @@ class AgentTools:
         *,
         secret_check: SecretCheck | None = None,
         bash_timeout_s: float = BASH_TIMEOUT_S,
+        grep_timeout_s: float = GREP_TIMEOUT_S,
         note_for_read: Callable[[str], str] | None = None,
     ) -> None:
         self.workspace = workspace
         self.secret_check = secret_check
         self.bash_timeout_s = bash_timeout_s
+        self.grep_timeout_s = grep_timeout_s
         self.note_for_read = note_for_read
         """Text to put before a Read result (for example a memory's freshness note)."""
 
@@ -377,51 +446,38 @@ class AgentTools:
         verdict = judge_command(command)
         if not verdict.read_only:
             raise ToolInputError(bash_refusal(verdict.reason))
-        env = {
-            "PATH": BASH_PATH,
-            "HOME": os.environ.get("HOME", "/"),
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "GIT_PAGER": "cat",
-            "PAGER": "cat",
-            "GIT_TERMINAL_PROMPT": "0",
-        }
         try:
-            process = subprocess.Popen(
-                ["bash", "--noprofile", "--norc", "-c", command],
+            run = run_bounded(
+                command,
                 cwd=self.workspace.project_root,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,  # so a timeout can stop the whole process group
+                env=bash_environment(),
+                timeout_s=self.bash_timeout_s,
+                max_output_bytes=BASH_MAX_OUTPUT_BYTES,
+                memory_bytes=BASH_MEMORY_BYTES,
             )
         except OSError as exc:
             raise ToolInputError(f"the shell could not be started ({exc.strerror})") from None
-        try:
-            output, _ = process.communicate(timeout=self.bash_timeout_s)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-            output, _ = process.communicate()
-            text = _bounded(_decode(output or b""))
+        text = _bounded(_decode(run.output), stopped=run.truncated)
+        if run.timed_out:
             raise ToolInputError(
                 f"The command was stopped after {self.bash_timeout_s:g} s.\n{text}".rstrip()
-            ) from None
-        text = _bounded(_decode(output or b""))
-        if process.returncode:
-            return f"{text}\n(exit code {process.returncode})".lstrip("\n")
+            )
+        if run.returncode and not run.truncated:
+            return f"{text}\n(exit code {run.returncode})".lstrip("\n")
         return text or "(no output)"
 
     # Grep / Glob --------------------------------------------------------------------------------
 
     def grep(self, tool_input: Mapping[str, Any]) -> str:
-        """`Grep`: regular-expression search over files (staged content included)."""
+        """`Grep`: regular-expression search over files (staged content included), bounded
+        in time: a pattern that backtracks for ever is stopped like a slow folder walk."""
+        import regex  # the `re` syntax, plus a timeout on every search
+
         pattern = _string(tool_input, "pattern")
-        flags = re.IGNORECASE if tool_input.get("-i") is True else 0
+        flags = regex.IGNORECASE if tool_input.get("-i") is True else 0
         try:
-            regex = re.compile(pattern, flags)
-        except re.error as exc:
+            compiled = regex.compile(pattern, flags)
+        except regex.error as exc:
             raise ToolInputError(f"the pattern is not a valid regular expression ({exc})") from None
         root = self.workspace.resolve(_optional_string(tool_input, "path") or ".")
         glob = _optional_string(tool_input, "glob")
@@ -429,26 +485,37 @@ class AgentTools:
         if mode not in ("files_with_matches", "content", "count"):
             raise ToolInputError("output_mode must be files_with_matches, content or count")
         head_limit = _optional_int(tool_input, "head_limit", minimum=1)
+        deadline = time.monotonic() + self.grep_timeout_s
+
+        def search(text: str) -> bool:
+            try:
+                left = max(0.001, deadline - time.monotonic())
+                return compiled.search(text, timeout=left) is not None
+            except TimeoutError:
+                raise _grep_too_slow(self.grep_timeout_s) from None
+
         results: list[str] = []
         line_cap = head_limit or (GREP_MAX_LINES if mode == "content" else GREP_MAX_FILES)
         truncated = False
-        for path in self._files_under(root, glob):
+        for path in self._files_under(root, glob, deadline):
             try:
-                text = self.workspace.read_text(path)
+                text = self.workspace.read_text(path, deadline=deadline)
             except ToolInputError:
+                if time.monotonic() > deadline:
+                    raise _grep_too_slow(self.grep_timeout_s) from None
                 continue
             if "\0" in text[:8192]:
                 continue  # binary
             if mode == "files_with_matches":
-                if regex.search(text):
+                if search(text):
                     results.append(path)
             elif mode == "count":
-                count = sum(1 for line in text.split("\n") if regex.search(line))
+                count = sum(1 for line in text.split("\n") if search(line))
                 if count:
                     results.append(f"{path}:{count}")
             else:
                 for number, line in enumerate(text.split("\n"), start=1):
-                    if regex.search(line):
+                    if search(line):
                         results.append(f"{path}:{number}:{line[:READ_MAX_LINE_CHARS]}")
                         if len(results) >= line_cap:
                             break
@@ -468,8 +535,17 @@ class AgentTools:
             raise ToolInputError("give a relative pattern and put the folder in path")
         if not root.is_dir():
             raise ToolInputError(f"{root} is not a folder")
+        deadline = time.monotonic() + GLOB_TIMEOUT_S
+        matches: list[Path] = []
         try:
-            matches = [p for p in root.glob(pattern) if p.is_file()]
+            for visited, candidate in enumerate(root.glob(pattern)):
+                if visited >= GLOB_MAX_VISITED or time.monotonic() > deadline:
+                    raise ToolInputError(
+                        "the pattern matches too much to list in time; narrow the pattern "
+                        "or the path"
+                    )
+                if is_regular_file(str(candidate)):
+                    matches.append(candidate)
         except (ValueError, OSError) as exc:
             raise ToolInputError(f"the pattern could not be used ({exc})") from None
         found = {str(p): _mtime(p) for p in matches}
@@ -485,30 +561,67 @@ class AgentTools:
             out += f"\n({len(ordered) - GLOB_MAX_RESULTS} more not shown; narrow the pattern)"
         return out
 
-    def _files_under(self, root: str, glob: str | None) -> Iterator[str]:
+    def _files_under(self, root: str, glob: str | None, deadline: float) -> Iterator[str]:
         seen: set[str] = set()
-        if os.path.isfile(root) or root in self.workspace.staged:
+        if root in self.workspace.staged or is_regular_file(root):
             yield root
             return
         if not os.path.isdir(root):
+            if os.path.lexists(root):
+                read_regular_file(root, 0)  # raises, saying what it is (a pipe, a device, ...)
             raise ToolInputError(f"No file or folder exists at {root}.")
         for folder, subfolders, files in os.walk(root):
             subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS)
             for name in sorted(files):
+                if time.monotonic() > deadline:
+                    raise _grep_too_slow(self.grep_timeout_s)
                 path = os.path.join(folder, name)
                 if glob and not Path(path).match(glob) and not Path(name).match(glob):
                     continue
                 try:
-                    if os.path.getsize(path) > GREP_MAX_FILE_BYTES:
-                        continue
+                    info = os.stat(path)
                 except OSError:
                     continue
+                if not stat.S_ISREG(info.st_mode) or info.st_size > GREP_MAX_FILE_BYTES:
+                    continue  # pipes, devices and sockets are never opened
                 seen.add(path)
                 yield path
         for staged in list(self.workspace.staged):
             if staged not in seen and staged.startswith(root.rstrip("/") + "/"):
                 if not glob or Path(staged).match(glob):
                     yield staged
+
+
+def _grep_too_slow(seconds: float) -> ToolInputError:
+    return ToolInputError(
+        f"the search took longer than {seconds:g} s and was stopped; use a simpler "
+        "pattern or a narrower path"
+    )
+
+
+def bash_environment() -> dict[str, str]:
+    """The small environment commands run in: no editor, pager, browser or prompt, and git
+    settings a repository's own config cannot override (`_GIT_OVERRIDES`)."""
+    env = {
+        "PATH": BASH_PATH,
+        "HOME": os.environ.get("HOME", "/"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "GIT_PAGER": "cat",
+        "PAGER": "cat",
+        "EDITOR": "false",
+        "VISUAL": "false",
+        "GIT_EDITOR": "false",
+        "BROWSER": "false",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_ALLOW_PROTOCOL": "file:git:http:https:ssh",
+        "GIT_CONFIG_COUNT": str(len(_GIT_OVERRIDES)),
+    }
+    for number, (key, value) in enumerate(_GIT_OVERRIDES):
+        env[f"GIT_CONFIG_KEY_{number}"] = key
+        env[f"GIT_CONFIG_VALUE_{number}"] = value
+    return env
 
 
 def _mtime(path: Path) -> float:
@@ -518,7 +631,13 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def _bounded(text: str) -> str:
+def _bounded(text: str, *, stopped: bool = False) -> str:
+    if stopped:
+        return (
+            text[:BASH_MAX_OUTPUT_CHARS].rstrip("\n")
+            + f"\n… output cut at {BASH_MAX_OUTPUT_CHARS:,} characters: the command wrote more, "
+            "so it was stopped"
+        )
     if len(text) <= BASH_MAX_OUTPUT_CHARS:
         return text.rstrip("\n")
     cut = len(text) - BASH_MAX_OUTPUT_CHARS

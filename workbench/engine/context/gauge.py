@@ -85,8 +85,11 @@ def _last_line_bounds(view: mmap.mmap, end: int) -> tuple[int, int]:
     return start, end
 
 
-def read_gauge_tail(path: str | os.PathLike[str]) -> TailRead:
-    """Read backwards until the last usage's response (or a boundary) is fully covered."""
+def read_gauge_tail(path: str | os.PathLike[str], *, compactions: bool = True) -> TailRead:
+    """Read backwards until the last usage's response (or a boundary) is fully covered.
+
+    `compactions=False` skips the one scan of the whole file for boundary markers (the
+    status line needs only the tail, and on 100 MB that scan is most of the time)."""
     target = Path(path)
     if target.is_dir():
         raise UserInputError(f"{target} is a folder, not a transcript file")
@@ -101,12 +104,12 @@ def read_gauge_tail(path: str | os.PathLike[str]) -> TailRead:
         if size == 0:
             return TailRead(str(target), 0, [], None, (), 0, "tail")
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return _read_tail(view, str(target), size)
+            return _read_tail(view, str(target), size, compactions=compactions)
     finally:
         handle.close()
 
 
-def _read_tail(view: mmap.mmap, path: str, size: int) -> TailRead:
+def _read_tail(view: mmap.mmap, path: str, size: int, *, compactions: bool = True) -> TailRead:
     ends_cleanly = view[size - 1 : size] == b"\n"
     end = size - 1 if ends_cleanly else size
     end_offset = size if ends_cleanly else view.rfind(b"\n", 0, size) + 1
@@ -171,7 +174,7 @@ def _read_tail(view: mmap.mmap, path: str, size: int) -> TailRead:
         size_bytes=size,
         messages=collected,
         model=model,
-        compactions=tuple(_scan_compactions(view, size, sidechain)),
+        compactions=tuple(_scan_compactions(view, size, sidechain)) if compactions else (),
         bytes_read=size - lowest,
         mode="tail",
         truncated_tail=truncated,

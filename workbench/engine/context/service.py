@@ -17,14 +17,31 @@ from workbench.engine.errors import NotFoundError, UserInputError
 
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
+    from workbench.engine.context.compaction_log import CompactionLog
     from workbench.engine.context.follow import TranscriptFollower
     from workbench.engine.context.gauge import GaugeReport
     from workbench.engine.context.replay import ReplayReport
     from workbench.engine.context.session_memory import SessionMemoryReport
+    from workbench.engine.context.statusline import StatusFigures
     from workbench.engine.context.transcript import SessionInfo, Transcript
     from workbench.engine.engine import Engine
 
 _MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
+
+
+@dataclass(frozen=True)
+class StatusLine:
+    """One status line: the text, its figures, and the gauge reading when one was made."""
+
+    line: str
+    figures: StatusFigures
+    report: GaugeReport | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.report.to_json() if self.report else {}
+        data.update(self.figures.to_json())
+        data["line"] = self.line
+        return data
 
 
 @dataclass(frozen=True)
@@ -86,6 +103,14 @@ class ContextService:
                 name, env=self.env, config=self.global_config, betas=tuple(betas)
             )
         return self._thresholds[key]
+
+    @cached_property
+    def compaction_log(self) -> CompactionLog:
+        """Real compactions of this project's sessions: PreCompact snapshots and the loss
+        reports PostCompact made of them."""
+        from workbench.engine.context.compaction_log import CompactionLog
+
+        return CompactionLog(self.engine)
 
     # --- transcripts ----------------------------------------------------------------------
 
@@ -153,8 +178,10 @@ class ContextService:
         latest: bool = False,
         model: str | None = None,
         betas: tuple[str, ...] = (),
+        compactions: bool = True,
     ) -> GaugeReport:
-        """The gauge for a transcript, read from its end."""
+        """The gauge for a transcript, read from its end (`compactions=False` leaves out the
+        list of earlier compactions, which needs one scan of the whole file)."""
         from workbench.engine.context.gauge import (
             gauge_from_messages,
             read_gauge_tail,
@@ -162,7 +189,7 @@ class ContextService:
         )
 
         path = self.resolve_transcript(transcript, session=session, latest=latest)
-        tail = read_gauge_tail(path)
+        tail = read_gauge_tail(path, compactions=compactions)
         chosen = model or tail.model
         source = "flag" if model else ("transcript" if tail.model else "default")
         return gauge_from_messages(
@@ -194,20 +221,81 @@ class ContextService:
             path, self.thresholds, model_override=model, default_model=DEFAULT_MODEL
         )
 
-    def statusline(self, payload: Mapping[str, Any]) -> tuple[str, GaugeReport | None]:
-        """The one-line gauge for Claude Code's status-line hook input."""
-        path = payload.get("transcript_path")
-        model_info = payload.get("model")
-        model = model_info.get("id") if isinstance(model_info, Mapping) else model_info
-        model = model if isinstance(model, str) and model else None
-        if not isinstance(path, str) or not path:
-            raise UserInputError("the status-line input has no transcript_path")
-        if not Path(path).exists():
-            ladder = self.thresholds(model)
-            target = ladder.autocompact if ladder.auto_compact_enabled else ladder.effective_window
-            return f"ctx 0/{target // 1000}k · new session", None
-        report = self.gauge(path, model=model)
-        return report.status_line(), report
+    def statusline(
+        self,
+        payload: Mapping[str, Any],
+        *,
+        fmt: str | None = None,
+        color: bool = False,
+        badge: bool = True,
+    ) -> StatusLine:
+        """The status line for Claude Code's status-line payload: its own `context_window`
+        figures when sent, else the transcript read from its end."""
+        from workbench.engine.context import statusline as sl
+
+        fmt = sl.DEFAULT_FORMAT if fmt is None else fmt
+        sl.check_format(fmt)
+        info = sl.read_payload(payload)
+        report = None
+        model = info.model_id
+        if info.used is not None:
+            used, source = info.used, "payload"
+        elif info.transcript and Path(info.transcript).is_file():
+            report = self.gauge(info.transcript, model=model, compactions=False)
+            model = model or report.model
+            used, source = report.used, "transcript"
+        elif info.transcript:
+            used, source = 0, "new"
+        else:
+            raise UserInputError(
+                "the status-line input has neither context_window figures nor a transcript_path"
+            )
+        model = model or DEFAULT_MODEL
+        status = sl.figures(
+            used,
+            self.window_thresholds(model, info.window),
+            model_id=model,
+            model_name=info.model_name,
+            source=source,
+            badge=sl.index_badge(self._index_truncation) if badge else None,
+        )
+        return StatusLine(sl.render(fmt, status, color=color), status, report)
+
+    def window_thresholds(self, model: str, window: int | None) -> Thresholds:
+        """The ladder for `model`, moved to the window Claude Code reports when it differs.
+
+        Transcripts never record a `[1m]` suffix, so a payload saying 1,000,000 is the only way
+        to know; a smaller window is modelled as Claude Code's own window cap."""
+        ladder = self.thresholds(model)
+        if window is None or window == ladder.context_window:
+            return ladder
+        if window >= 1_000_000 and "[1m]" not in model.lower():
+            ladder = self.thresholds(model + "[1m]")
+        if window < ladder.context_window:
+            env = dict(self.env)
+            cap = env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "")
+            current = int(cap) if cap.isdigit() and int(cap) > 0 else None
+            env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"] = str(min(window, current or window))
+            ladder = compute_thresholds(
+                resolve_alias(ladder.model), env=env, config=self.global_config
+            )
+        return ladder
+
+    def _index_truncation(self, team: bool) -> Any:
+        """How MEMORY.md (or the team one) is cut, or None when it cannot be cut."""
+        loc = self.engine.locations
+        path = loc.team_entrypoint if team else loc.entrypoint
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return None
+        # A UTF-16 length never exceeds the UTF-8 byte count, and loading only removes text:
+        # a small file cannot be cut, and the index module need not even be imported.
+        if len(data) <= 25_000 and data.count(b"\n") < 200:
+            return None
+        from workbench.engine.index import strip_for_loading, truncate_entrypoint
+
+        return truncate_entrypoint(strip_for_loading(data.decode("utf-8", errors="replace")))
 
     # --- analysis -------------------------------------------------------------------------
 

@@ -2,16 +2,30 @@
 
 The SDK is imported inside the call path only: `import anthropic` costs over a second, and
 opening the workbench must not pay for it. Every failure leaves here as an `LLMError`.
+
+Each call has an overall deadline of the configured timeout (`API_TIMEOUT_MS`), retries
+included: the SDK's own timeout applies to each read, so a server trickling a byte every few
+seconds would otherwise keep a call alive for as long as it liked. A 200 that is not what the
+call asked for (an HTML page from a proxy, an event stream to a plain call, JSON to a
+streaming one) is a `LLMBadResponseError` naming what came back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.llm.config import LLMConfig
-from workbench.engine.llm.errors import LLMError, LLMNotConfiguredError, translate_error
+from workbench.engine.llm.errors import (
+    LLMBadResponseError,
+    LLMError,
+    LLMNotConfiguredError,
+    LLMTimeoutError,
+    timeout_message,
+    translate_error,
+)
 from workbench.engine.llm.request import Message, ModelReply, build_request, reply_from_sdk
 
 if TYPE_CHECKING:
@@ -80,9 +94,12 @@ class ModelClient:
         if body.get("stream"):
             return await self.stream(body)
         sdk = self._client()
-        with self._sdk_errors():
-            message = await sdk.messages.create(**dict(body))
-        return reply_from_sdk(message)
+        async with self._deadline():
+            with self._sdk_errors():
+                raw = await sdk.messages.with_raw_response.create(**dict(body))
+                _expect_content_type(raw.headers, "json", self.config.base_url)
+                message = await raw.parse()
+                return reply_from_sdk(message, request_id=raw.headers.get("request-id"))
 
     async def stream(
         self, body: Mapping[str, Any], on_text: TextCallback | None = None
@@ -90,13 +107,26 @@ class ModelClient:
         """Send `body` with `stream: true`, call `on_text` per text delta, return the whole reply."""
         sdk = self._client()
         params = {k: v for k, v in body.items() if k != "stream"}
-        with self._sdk_errors():
-            async with sdk.messages.stream(**params) as events:
-                async for event in events:
-                    if on_text is not None and getattr(event, "type", None) == "text":
-                        on_text(event.text)
-                message = await events.get_final_message()
-        return reply_from_sdk(message)
+        async with self._deadline():
+            with self._sdk_errors():
+                async with sdk.messages.stream(**params) as events:
+                    headers = events.response.headers
+                    _expect_content_type(headers, "text/event-stream", self.config.base_url)
+                    stream = aiter(events)
+                    while True:
+                        try:
+                            event = await anext(stream)
+                        except StopAsyncIteration:
+                            break
+                        except _UNREADABLE_STREAM:
+                            raise _unreadable_stream() from None
+                        if on_text is not None and getattr(event, "type", None) == "text":
+                            on_text(event.text)
+                    try:
+                        message = await events.get_final_message()
+                    except _UNREADABLE_STREAM:  # e.g. no message ever started
+                        raise _unreadable_stream() from None
+                return reply_from_sdk(message, request_id=headers.get("request-id"))
 
     async def count_tokens(
         self,
@@ -113,9 +143,24 @@ class ModelClient:
             params["system"] = system
         if tools:
             params["tools"] = list(tools)
-        with self._sdk_errors():
-            counted = await sdk.messages.count_tokens(**params)
-        return int(counted.input_tokens)
+        async with self._deadline():
+            with self._sdk_errors():
+                raw = await sdk.messages.with_raw_response.count_tokens(**params)
+                _expect_content_type(raw.headers, "json", self.config.base_url)
+                counted = await raw.parse()
+                tokens = getattr(counted, "input_tokens", None)
+        if not isinstance(tokens, int):
+            raise LLMBadResponseError("the Anthropic API's token count has no input_tokens")
+        return tokens
+
+    @asynccontextmanager
+    async def _deadline(self) -> AsyncIterator[None]:
+        """The whole call, retries included, ends within the configured timeout."""
+        try:
+            async with asyncio.timeout(self.config.timeout_s):
+                yield
+        except TimeoutError:
+            raise LLMTimeoutError(timeout_message(self.config.base_url)) from None
 
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:
@@ -126,3 +171,30 @@ class ModelClient:
             raise
         except Exception as exc:  # noqa: BLE001 - every SDK failure becomes an LLMError
             raise translate_error(exc, base_url=self.config.base_url) from None
+
+
+# What the SDK's stream accumulator raises when events do not add up to a message.
+_UNREADABLE_STREAM = (AssertionError, AttributeError, KeyError, TypeError, ValueError)
+
+
+def _unreadable_stream() -> LLMBadResponseError:
+    return LLMBadResponseError(
+        "the Anthropic API sent an event stream that does not add up to a message"
+    )
+
+
+def _expect_content_type(headers: Mapping[str, str], wanted: str, base_url: str) -> None:
+    """Refuse a 200 whose body is not what the call asked for, naming what came instead."""
+    received = (headers.get("content-type") or "").split(";")[0].strip().lower()
+    if wanted in received:
+        return
+    if "event-stream" in received:
+        what = "an event stream to a request that did not ask for one"
+    elif "json" in received:
+        what = "plain JSON to a request that asked for an event stream"
+    else:
+        what = f"{received or 'a body without a content type'} instead of a message"
+    raise LLMBadResponseError(
+        f"the Anthropic API at {base_url} answered with {what}; check ANTHROPIC_BASE_URL "
+        "(a proxy or sign-in page may be answering)"
+    )

@@ -144,6 +144,15 @@ def _api_error_parts(exc: Any) -> tuple[str | None, str]:
     return None, str(getattr(exc, "message", "") or "")
 
 
+def timeout_message(base_url: str = "") -> str:
+    """The one line for a call that ran out of time."""
+    where = f" at {base_url}" if base_url else ""
+    return (
+        f"the Anthropic API did not answer in time{where}; try again, "
+        "or raise API_TIMEOUT_MS for long requests"
+    )
+
+
 def translate_error(exc: BaseException, *, base_url: str = "") -> LLMError:
     """Map an `anthropic` exception (or an unexpected one) to the matching `LLMError`."""
     import anthropic
@@ -152,10 +161,7 @@ def translate_error(exc: BaseException, *, base_url: str = "") -> LLMError:
     if isinstance(exc, LLMError):
         return exc
     if isinstance(exc, anthropic.APITimeoutError):
-        return LLMTimeoutError(
-            f"the Anthropic API did not answer in time{where}; try again, "
-            "or raise API_TIMEOUT_MS for long requests"
-        )
+        return LLMTimeoutError(timeout_message(base_url))
     if isinstance(exc, anthropic.APIConnectionError):
         return LLMConnectionError(
             f"could not reach the Anthropic API{where}; check the network and ANTHROPIC_BASE_URL"

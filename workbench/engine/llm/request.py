@@ -189,10 +189,15 @@ class ModelReply:
 
 def reply_from_sdk(message: Any, request_id: str | None = None) -> ModelReply:
     """Convert an SDK `Message` into a `ModelReply`."""
-    try:
-        data = message.model_dump(mode="json", exclude_none=False)
-    except AttributeError:
+    dump = getattr(message, "model_dump", None)
+    if callable(dump):
+        data = dump(mode="json", exclude_none=False)
+    elif isinstance(message, Mapping):
         data = dict(message)
+    else:
+        raise LLMBadResponseError("the Anthropic API's answer is not a message")
+    if not isinstance(data, Mapping):
+        raise LLMBadResponseError("the Anthropic API's answer is not a message")
     return reply_from_json(data, request_id=request_id or getattr(message, "_request_id", None))
 
 

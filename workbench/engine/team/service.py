@@ -23,11 +23,13 @@ from workbench.engine.team.secrets.scanner import (
     scan_for_secrets,
 )
 from workbench.engine.team.secrets.suppression import Baseline
+from workbench.engine.userfiles import read_start
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
+    from workbench.engine.history import UndoResult
     from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import SyncStatus
+    from workbench.engine.team.sync_models import Overwrite, SyncStatus
     from workbench.engine.team.watcher import TeamWatcher
 
 
@@ -95,15 +97,30 @@ class TeamService:
         """`text` with every secret replaced by `[REDACTED]`."""
         return redact(text, backend=self.secret_engine)
 
-    def redact_file(self, path: str | os.PathLike[str]) -> Redaction:
-        """A file's text with every secret replaced (the file itself is not changed)."""
+    def resolve_file(self, path: str | os.PathLike[str]) -> Path:
+        """A file named as given (from the current folder), else relative to the memory
+        folder, as `show` names memories."""
         file = Path(path)
+        if not file.exists() and not file.is_absolute():
+            in_memory = Path(self.engine.locations.memory_dir) / file
+            if in_memory.exists() or in_memory.is_symlink():
+                file = self.engine.memories.resolve(os.fspath(path))
+        if not file.exists():
+            raise NotFoundError(f"no such file: {path} (nor in the memory folder)")
         if file.is_dir():
             raise UserInputError(f"{path} is a folder; redact one file at a time")
-        try:
-            return self.redact_text(read_text(file))
-        except (FileNotFoundError, NotADirectoryError):
-            raise NotFoundError(f"no such file: {path}") from None
+        if not file.is_file():
+            raise UserInputError(f"{path} is not a regular file")
+        return file
+
+    def redact_file(self, path: str | os.PathLike[str]) -> Redaction:
+        """A file's text with every secret replaced (the file itself is not changed).
+        Binary files are refused: their bytes are never echoed."""
+        file = self.resolve_file(path)
+        head, _ = read_start(file, 8192)  # a regular file only, even if swapped since
+        if b"\0" in head:
+            raise UserInputError(f"{path} is a binary file; redact prints text files only")
+        return self.redact_text(read_text(file))
 
     # --- sync ------------------------------------------------------------------------------
 
@@ -122,6 +139,20 @@ class TeamService:
         from workbench.engine.team.sync_config import sync_status
 
         return sync_status(self.engine, server=server, repo=repo, scanner=self.scan_for_secrets)
+
+    def overwrites(
+        self, *, server: str | None = None, repo: str | None = None
+    ) -> tuple[Overwrite, ...]:
+        """Teammates' versions that pushes replaced (local wins), newest first."""
+        return self.sync_status(server=server, repo=repo).overwrites
+
+    def restore_overwritten(self, history_id: str) -> UndoResult:
+        """Put a teammate's version that a push replaced back into the local file (from the
+        history entry the push kept); the next push sends it. Undoable like any change."""
+        entry = self.engine.history.get(history_id)
+        if entry.action != "sync-overwrite":
+            raise UserInputError(f"history entry {history_id} is not a replaced team version")
+        return self.engine.history.undo(entry.id)
 
     def sync_watcher(self, client: TeamSyncClient, *, debounce: float | None = None) -> TeamWatcher:
         """A watcher that pulls once, then pushes the team folder after edits settle."""

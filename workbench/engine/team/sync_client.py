@@ -1,9 +1,13 @@
 """The team-memory sync client: pull (server wins per key) and push (local wins), spec 03 §6.
 
 Network calls are async over `httpx.AsyncClient`; the transport is injectable so tests can play
-a hostile or failing server. Disk work (reading the team folder, writing pulled entries) runs
-in worker threads. Pulled overwrites go through the engine's history, so each pull can be
-undone. State (checksums, learned limits, suppression, history) is saved after every operation.
+a hostile or failing server. Every request has an overall deadline and a response-size cap
+(`sync_transport`), and a pull as a whole, retries included, has a deadline of its own. Pulled
+keys are checked before anything is written: one that cannot be a file name, leaves the team
+folder or holds a secret is refused on its own and reported, and the rest still applies. Disk
+work (reading the team folder, writing pulled entries) runs in worker threads. Pulled
+overwrites go through the engine's history, so each pull can be undone. State (checksums,
+learned limits, suppression, history) is saved after every operation.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,10 +25,18 @@ from typing import TYPE_CHECKING, Any
 from workbench import __version__
 from workbench.engine.errors import PathTraversalError
 from workbench.engine.jsutil import now_iso
-from workbench.engine.team.sync_local import Scanner, read_local_entries
+from workbench.engine.team.sync_keys import (
+    display_key,
+    file_name_problem,
+    redacted_key,
+    secrets_in_keys,
+    unicode_problem,
+)
+from workbench.engine.team.sync_local import Scanner, default_scanner, read_local_entries
 from workbench.engine.team.sync_models import (
     KeyState,
     LocalSnapshot,
+    Overwrite,
     PullResult,
     PushResult,
     SkippedKey,
@@ -49,8 +62,20 @@ from workbench.engine.team.sync_protocol import (
     put_body,
     quoted_etag,
     retry_delay,
+    usable_checksum,
 )
 from workbench.engine.team.sync_state import SyncState, SyncStateStore
+from workbench.engine.team.sync_transport import (
+    MAX_HASHES_RESPONSE_BYTES,
+    MAX_PULL_RESPONSE_BYTES,
+    MAX_PUT_RESPONSE_BYTES,
+    BadEncoding,
+    DeadlineExceeded,
+    Reply,
+    ResponseTooLarge,
+    bounded_request,
+    megabytes,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -58,6 +83,8 @@ if TYPE_CHECKING:
     from workbench.engine.history import History
 
 PULL_WRITE_CONCURRENCY = 8
+PULL_DEADLINE_FACTOR = 2
+"""A pull, retries and back-off included, ends within this many request deadlines."""
 
 
 @dataclass(frozen=True)
@@ -83,14 +110,16 @@ class _Put:
     error: SyncError | None = None
 
 
-def classify_transport_error(exc: httpx.TransportError) -> SyncError:
-    """`classifyAxiosError` for requests that got no response."""
+def classify_transport_error(exc: httpx.HTTPError) -> SyncError:
+    """`classifyAxiosError` for requests that got no (usable) response."""
     import httpx
 
     if isinstance(exc, httpx.TimeoutException):
         return SyncError("timeout", None, "the team server did not answer in time")
     if isinstance(exc, httpx.ConnectError):
         return SyncError("network", None, f"cannot reach the team server ({_short(exc)})")
+    if isinstance(exc, httpx.DecodingError):
+        return SyncError("http", None, "the team server sent a body that cannot be decoded")
     return SyncError("http", None, f"the connection to the team server failed ({_short(exc)})")
 
 
@@ -104,7 +133,7 @@ def classify_status(status: int, what: str) -> SyncError:
 
 
 def _short(exc: BaseException) -> str:
-    text = str(exc).strip() or exc.__class__.__name__
+    text = " ".join(str(exc).split()) or exc.__class__.__name__
     return text if len(text) <= 160 else text[:157] + "..."
 
 
@@ -136,7 +165,11 @@ class TeamSyncClient:
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         rand: Callable[[], float] = random.random,
         scanner: Scanner | None = None,
+        max_response_bytes: int = MAX_PULL_RESPONSE_BYTES,
     ) -> None:
+        """`timeout` is each request's overall deadline in seconds (a pull's, retries
+        included, is PULL_DEADLINE_FACTOR times it); `max_response_bytes` caps a pull's body
+        (the smaller answers have smaller caps of their own, never above it)."""
         self.server = server.rstrip("/")
         self.repo = repo
         self.team_dir = team_dir if team_dir.endswith(os.sep) else team_dir + os.sep
@@ -151,6 +184,7 @@ class TeamSyncClient:
         self._sleep = sleep
         self._rand = rand
         self._scanner = scanner
+        self._max_bytes = max_response_bytes
         self._http: httpx.AsyncClient | None = None
 
     # --- lifecycle --------------------------------------------------------------------
@@ -198,18 +232,60 @@ class TeamSyncClient:
         """Persist the state now."""
         self.state_store.save(self.state)
 
-    # --- GET --------------------------------------------------------------------------
+    def _scan(self, text: str) -> Any:
+        return (self._scanner or default_scanner())(text)
 
-    async def _get_once(self, etag: str | None) -> _Fetch:
+    # --- one bounded request ------------------------------------------------------------
+
+    async def _send(
+        self,
+        method: str,
+        what: str,
+        max_bytes: int,
+        *,
+        deadline: float | None = None,
+        **options: Any,
+    ) -> Reply | SyncError:
+        """One request within its deadline and size cap; failures as a SyncError."""
         import httpx
 
-        headers = {"If-None-Match": quoted_etag(etag)} if etag else {}
+        seconds = self._timeout if deadline is None else deadline
+        limit = min(max_bytes, self._max_bytes)
         try:
-            response = await self._client().get(
-                self.url, params={"repo": self.repo}, headers=headers
+            return await bounded_request(
+                self._client(), method, self.url, deadline=seconds, max_bytes=limit, **options
             )
-        except httpx.TransportError as exc:
-            return _Fetch(error=classify_transport_error(exc))
+        except DeadlineExceeded:
+            message = f"the team server did not finish answering {what} within {seconds:.3g} s"
+            return SyncError("timeout", None, message)
+        except ResponseTooLarge as exc:
+            message = (
+                f"the team server's answer to {what} is larger than the {megabytes(exc.limit)} "
+                "this client accepts; refused"
+            )
+            return SyncError("too_large", exc.status, message)
+        except BadEncoding as exc:
+            return SyncError(
+                "http", None, f"the team server's answer to {what} is unreadable: {exc}"
+            )
+        except httpx.HTTPError as exc:
+            return classify_transport_error(exc)
+
+    # --- GET --------------------------------------------------------------------------
+
+    async def _get_once(self, etag: str | None, deadline: float) -> _Fetch:
+        headers = {"If-None-Match": quoted_etag(etag)} if usable_checksum(etag) else {}
+        response = await self._send(
+            "GET",
+            "the pull",
+            MAX_PULL_RESPONSE_BYTES,
+            deadline=deadline,
+            params={"repo": self.repo},
+            headers=headers,
+        )
+        if isinstance(response, SyncError):
+            # Too large says the same thing again on a retry; the others may pass.
+            return _Fetch(error=response, skip_retry=response.kind == "too_large")
         if response.status_code == 304:
             return _Fetch(not_modified=True)
         if response.status_code == 404:
@@ -228,23 +304,40 @@ class TeamSyncClient:
 
     async def _get_with_retries(self, etag: str | None) -> _Fetch:
         attempt = 0
+        stop_at = time.monotonic() + PULL_DEADLINE_FACTOR * self._timeout
         while True:
-            outcome = await self._get_once(etag)
+            remaining = max(stop_at - time.monotonic(), 0.001)
+            outcome = await self._get_once(etag, min(self._timeout, remaining))
             if outcome.error is None or outcome.skip_retry or attempt >= MAX_RETRIES:
-                return outcome
+                return self._attempts_said(outcome, attempt + 1)
             attempt += 1
-            await self._sleep(retry_delay(attempt, self._rand))
+            delay = retry_delay(attempt, self._rand)
+            if time.monotonic() + delay >= stop_at:
+                return self._attempts_said(outcome, attempt)  # no time left for another
+            await self._sleep(delay)
+
+    def _attempts_said(self, outcome: _Fetch, attempts: int) -> _Fetch:
+        # The last attempt may have had only what was left of the pull's deadline: name the
+        # request deadline and the attempts, not that remainder.
+        error = outcome.error
+        if error is None or error.kind != "timeout" or attempts < 2:
+            return outcome
+        message = (
+            f"the team server did not finish answering the pull within {self._timeout:g} s "
+            f"({attempts} attempts)"
+        )
+        return replace(outcome, error=SyncError("timeout", None, message))
 
     async def fetch_hashes(self) -> TeamMemoryHashes | SyncError:
         """The server's per-key hashes (`?view=hashes`); 404 reads as an empty repo."""
-        import httpx
-
-        try:
-            response = await self._client().get(
-                self.url, params={"repo": self.repo, "view": "hashes"}
-            )
-        except httpx.TransportError as exc:
-            return classify_transport_error(exc)
+        response = await self._send(
+            "GET",
+            "the hashes probe",
+            MAX_HASHES_RESPONSE_BYTES,
+            params={"repo": self.repo, "view": "hashes"},
+        )
+        if isinstance(response, SyncError):
+            return response
         if response.status_code == 404:
             return TeamMemoryHashes(None, None, {})
         if response.status_code != 200:
@@ -273,8 +366,8 @@ class TeamSyncClient:
         else:
             assert fetched.data is not None
             data = fetched.data
-            self.state.server_checksums = dict(data.entry_checksums or {})
-            self.state.last_known_checksum = data.checksum or fetched.etag
+            self.state.server_checksums = self._keepable(data.entry_checksums or {})
+            self.state.last_known_checksum = usable_checksum(data.checksum) or fetched.etag
             written, unchanged, skipped = await self._write_entries(data.entries)
             result = PullResult(
                 "ok",
@@ -287,15 +380,26 @@ class TeamSyncClient:
         self.save_state()
         return result
 
+    def _keepable(self, checksums: Mapping[str, str]) -> dict[str, str]:
+        """The server's hashes for keys a local file could have; the rest (keys refused on
+        pull, which no push can send either) are not kept, so state never holds them."""
+        named = secrets_in_keys(checksums, self._scan)
+        return {
+            key: value
+            for key, value in checksums.items()
+            if file_name_problem(key) is None and key not in named
+        }
+
     async def _write_entries(
         self, entries: Mapping[str, str]
     ) -> tuple[list[str], int, list[SkippedKey]]:
         group = self.history.new_group() if self.history is not None else ""
         limit = asyncio.Semaphore(PULL_WRITE_CONCURRENCY)
+        named = await asyncio.to_thread(secrets_in_keys, entries, self._scan)
 
         async def write(key: str, content: str) -> tuple[str, str, SkippedKey | None]:
             async with limit:
-                return await asyncio.to_thread(self._write_one, key, content, group)
+                return await asyncio.to_thread(self._write_one, key, content, group, named.get(key))
 
         outcomes = await asyncio.gather(*(write(k, v) for k, v in entries.items()))
         written: list[str] = []
@@ -314,23 +418,50 @@ class TeamSyncClient:
         skipped.sort(key=lambda s: js_sort_key(s.key))
         return written, unchanged, skipped
 
-    def _write_one(self, key: str, content: str, group: str) -> tuple[str, str, SkippedKey | None]:
+    def _checked_path(self, key: str, content: str, found: Any) -> Path | SkippedKey:
+        """Where a pulled entry may be written, or why it must not be; `found` is the secret
+        in its key, if any. That check comes first: past it, a key may be shown (escaped to
+        one line)."""
         from workbench.engine.team.pathsafety import validate_team_mem_key
 
+        if found is not None:
+            shown = redacted_key(key, self._scan)
+            return SkippedKey(shown, "secret_in_key", f"its name holds a {found.label}")
+        shown = display_key(key)
+        problem = unicode_problem(key)  # before any OS call, which could not encode it
+        if problem is not None:
+            return SkippedKey(shown, "invalid_key", problem)
         try:
             path = Path(validate_team_mem_key(key, self.team_dir))
         except PathTraversalError as exc:
-            return key, "skipped", SkippedKey(key, "unsafe_key", str(exc))
+            return SkippedKey(shown, "unsafe_key", _short(exc))
+        except (OSError, ValueError) as exc:  # the OS cannot even look the path up
+            return SkippedKey(shown, "invalid_key", _short(exc))
+        problem = file_name_problem(key)
+        if problem is not None:
+            return SkippedKey(shown, "invalid_key", problem)
+        in_text = self._scan(content)
+        if in_text:
+            return SkippedKey(shown, "secret_in_content", f"it holds a {in_text[0].label}")
+        return path
+
+    def _write_one(
+        self, key: str, content: str, group: str, secret_in_name: Any = None
+    ) -> tuple[str, str, SkippedKey | None]:
+        path = self._checked_path(key, content, secret_in_name)
+        if isinstance(path, SkippedKey):
+            return key, "skipped", path
         data = _well_formed(content).encode("utf-8")
         if len(data) > MAX_FILE_SIZE_BYTES:
-            return key, "skipped", SkippedKey(key, "too_large", f"{len(data)} bytes")
+            return key, "skipped", SkippedKey(display_key(key), "too_large", f"{len(data)} bytes")
         try:
             if path.read_bytes() == data:
                 return key, "unchanged", None  # identical: leave the file (and its mtime) alone
         except FileNotFoundError:
             pass
         except OSError as exc:
-            return key, "skipped", SkippedKey(key, "write_failed", exc.strerror or "unreadable")
+            reason = exc.strerror or "unreadable"
+            return key, "skipped", SkippedKey(display_key(key), "write_failed", reason)
         try:
             if self.history is not None:
                 note = f"pulled from {self.repo}"
@@ -340,7 +471,8 @@ class TeamSyncClient:
 
                 atomic_write_bytes(path, data)
         except OSError as exc:
-            return key, "skipped", SkippedKey(key, "write_failed", exc.strerror or str(exc))
+            reason = exc.strerror or _short(exc)
+            return key, "skipped", SkippedKey(display_key(key), "write_failed", reason)
         return key, "written", None
 
     # --- push -------------------------------------------------------------------------
@@ -392,6 +524,7 @@ class TeamSyncClient:
         uploaded: list[str] = []
         batches_sent = 0
         conflict_retries = 0
+        guard = _OverwriteGuard(self)
 
         def finish(status: str, error: SyncError | None = None) -> PushResult:
             return PushResult(
@@ -404,6 +537,7 @@ class TeamSyncClient:
                 skipped_too_large=local.skipped_too_large,
                 max_entries=self.state.server_max_entries,
                 error=error,
+                overwritten=tuple(guard.done),
             )
 
         for attempt in range(MAX_CONFLICT_RETRIES + 1):
@@ -426,6 +560,7 @@ class TeamSyncClient:
                     uploaded.extend(batch)
                     if put.checksum:
                         self.state.last_known_checksum = put.checksum
+                    await guard.replaced(batch, local)
                     continue
                 if put.conflict:
                     conflict = True
@@ -454,33 +589,38 @@ class TeamSyncClient:
             probe = await self.fetch_hashes()
             if isinstance(probe, SyncError):
                 return finish("error", probe)
-            self.state.server_checksums = dict(probe.entry_checksums)
-            self.state.last_known_checksum = probe.checksum
+            await guard.probed(local, probe.entry_checksums)
+            self.state.server_checksums = self._keepable(probe.entry_checksums)
+            self.state.last_known_checksum = usable_checksum(probe.checksum)
             conflict_retries += 1
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
     async def _put(self, batch: Mapping[str, str]) -> _Put:
-        import httpx
+        import json
 
         headers = {"Content-Type": "application/json"}
-        if self.state.last_known_checksum:
-            headers["If-Match"] = quoted_etag(self.state.last_known_checksum)
-        try:
-            response = await self._client().put(
-                self.url, params={"repo": self.repo}, content=put_body(batch), headers=headers
-            )
-        except httpx.TransportError as exc:
-            error = classify_transport_error(exc)
-            kind = error.kind if error.kind in ("timeout", "network") else "unknown"
-            return _Put(False, error=SyncError(kind, None, error.message))
+        etag = usable_checksum(self.state.last_known_checksum)
+        if etag is not None:
+            headers["If-Match"] = quoted_etag(etag)
+        response = await self._send(
+            "PUT",
+            "the push",
+            MAX_PUT_RESPONSE_BYTES,
+            params={"repo": self.repo},
+            content=put_body(batch),
+            headers=headers,
+        )
+        if isinstance(response, SyncError):
+            kind = response.kind if response.kind in ("timeout", "network") else "unknown"
+            return _Put(False, error=SyncError(kind, response.http_status, response.message))
         status = response.status_code
         if status == 200:
             checksum = None
             try:
-                body = response.json()
-                if isinstance(body, dict) and isinstance(body.get("checksum"), str):
-                    checksum = body["checksum"]
-            except ValueError:
+                body = json.loads(response.content)
+                if isinstance(body, dict):
+                    checksum = usable_checksum(body.get("checksum"))
+            except (ValueError, RecursionError):
                 pass
             return _Put(True, checksum=checksum or etag_from_header(response.headers.get("etag")))
         if status == 412:
@@ -532,6 +672,62 @@ class TeamSyncClient:
                     conflict["resolved"] = True
 
 
+class _OverwriteGuard:
+    """Local wins, but never silently: after a 412 the hash probe shows which files a
+    teammate changed since we last agreed on them; their versions are fetched once, and when
+    the retried PUT replaces one it is recorded (sync state) and kept in local history, so
+    undoing that entry brings their version back."""
+
+    def __init__(self, client: TeamSyncClient) -> None:
+        self.client = client
+        self.at_risk: dict[str, str] = {}
+        """Key → the teammate's hash the next PUT would replace."""
+        self.theirs: dict[str, bytes] = {}
+        self.done: list[Overwrite] = []
+
+    async def probed(self, local: LocalSnapshot, server_hashes: Mapping[str, str]) -> None:
+        state = self.client.state
+        for key, mine in local.hashes.items():
+            theirs = server_hashes.get(key)
+            if theirs is None or theirs == mine or theirs == state.last_synced.get(key):
+                self.at_risk.pop(key, None)
+                continue  # nothing of theirs to lose: absent, identical, or ours is newer
+            self.at_risk[key] = theirs
+        missing = [key for key in self.at_risk if key not in self.theirs]
+        if missing and self.client.history is not None:
+            fetched = await self.client._get_once(None, self.client._timeout)
+            entries = fetched.data.entries if fetched.data is not None else {}
+            for key in missing:
+                if key in entries:
+                    self.theirs[key] = _well_formed(entries[key]).encode("utf-8")
+
+    async def replaced(self, batch: Mapping[str, str], local: LocalSnapshot) -> None:
+        for key in [k for k in batch if k in self.at_risk]:
+            server_hash = self.at_risk.pop(key)
+            history_id = await asyncio.to_thread(self._keep, key)
+            overwrite = Overwrite(key, now_iso(), server_hash, local.hashes[key], history_id)
+            self.done.append(overwrite)
+            self.client.state.record_overwrite(overwrite.to_json())
+
+    def _keep(self, key: str) -> str | None:
+        history, theirs = self.client.history, self.theirs.get(key)
+        if history is None or theirs is None:
+            return None
+        path = Path(self.client.team_dir) / key
+        try:
+            mine = path.read_bytes()
+        except OSError:
+            return None
+        entry = history.record(
+            path,
+            theirs,
+            mine,
+            "sync-overwrite",
+            note=f"a push replaced the teammate's version on {self.client.repo}; undo restores it",
+        )  # no group: each file's version can be restored on its own
+        return entry.id
+
+
 def build_status(
     server: str | None, repo: str, team_dir: str, state: SyncState, local: LocalSnapshot
 ) -> SyncStatus:
@@ -566,6 +762,9 @@ def build_status(
         suppressed_reason=state.push_suppressed_reason,
         conflicts=tuple(state.conflicts),
         history=tuple(reversed(state.history)),
+        overwrites=tuple(
+            o for o in map(Overwrite.from_json, reversed(state.overwrites)) if o is not None
+        ),
     )
 
 

@@ -2,11 +2,13 @@
 
 The server comes from `--server` or `TEAM_MEMORY_SYNC_URL`; the bearer token from
 `WORKBENCH_TEAM_TOKEN`; the repo from `--repo` or the project's github.com remote. Anything
-missing is a usage error with a message saying how to supply it.
+missing is a usage error with a message saying how to supply it. `WORKBENCH_SYNC_TIMEOUT`
+(seconds) replaces the 30 s deadline of each request.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 
 TOKEN_ENV = "WORKBENCH_TEAM_TOKEN"
 SERVER_ENV = "TEAM_MEMORY_SYNC_URL"
+TIMEOUT_ENV = "WORKBENCH_SYNC_TIMEOUT"
+MAX_TIMEOUT_SECONDS = 3600.0
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,23 @@ def check_server_url(url: str) -> str:
     if not valid or parts.query or parts.fragment:
         raise UserInputError(f"the team server must be an http(s) URL, got {url!r}")
     return normalize_server(url)
+
+
+def request_timeout(env: Mapping[str, str]) -> float | None:
+    """The per-request deadline from WORKBENCH_SYNC_TIMEOUT, or None when it is not set."""
+    raw = (env.get(TIMEOUT_ENV) or "").strip()
+    if not raw:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= MAX_TIMEOUT_SECONDS:  # also refuses nan and inf
+        raise UserInputError(
+            f"{TIMEOUT_ENV} must be a number of seconds above 0 and at most "
+            f"{MAX_TIMEOUT_SECONDS:g}, got {raw!r}"
+        )
+    return seconds
 
 
 def resolve_target(
@@ -87,6 +108,9 @@ def open_sync_client(
 
     target = resolve_target(engine, server=server, repo=repo, token=token)
     assert target.server is not None and target.token is not None
+    timeout = request_timeout(engine.env)
+    if timeout is not None:
+        options.setdefault("timeout", timeout)
     return TeamSyncClient(
         server=target.server,
         repo=target.repo,

@@ -1,7 +1,9 @@
 """Reading the team folder the way a push does (spec 03 §6.4 step 1).
 
 Every regular file counts, not only `.md` (symlinks are neither followed nor sent). Files over
-250,000 bytes, files that hold a secret and unreadable files are left out and reported. Text is
+250,000 bytes, files that hold a secret in their text or their name (path) and unreadable files
+are left out and reported; a file whose name holds a secret is reported under its redacted
+name. Text is
 decoded as Node's `readFile(…, 'utf8')` does, so invalid bytes become U+FFFD.
 """
 
@@ -13,13 +15,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from workbench.engine.atomic import TEMP_SUFFIX
+from workbench.engine.team.sync_keys import redacted_key, secrets_in_keys
 from workbench.engine.team.sync_models import LocalSnapshot, SkippedSecret
 from workbench.engine.team.sync_protocol import MAX_FILE_SIZE_BYTES, js_sort_key
 
 Scanner = Callable[[str], Sequence[Any]]
 
 
-def _default_scanner() -> Scanner:
+def default_scanner() -> Scanner:
     from workbench.engine.team.secrets import scan_for_secrets
 
     return scan_for_secrets
@@ -58,18 +61,28 @@ def read_local_entries(
     scanner: Scanner | None = None,
 ) -> LocalSnapshot:
     """The pushable entries of `team_dir` with their hashes, and what was skipped."""
-    scan = scanner or _default_scanner()
+    scan = scanner or default_scanner()
     entries: dict[str, str] = {}
     hashes: dict[str, str] = {}
     secrets: list[SkippedSecret] = []
     too_large: list[str] = []
     unreadable: list[str] = []
+    files = []
     for key, child in iter_team_files(team_dir):
         try:
             key.encode("utf-8")
         except UnicodeEncodeError:
             unreadable.append(key.encode("utf-8", "replace").decode("utf-8"))
             continue  # a file name that is not UTF-8 cannot be a protocol key
+        files.append((key, child))
+    named = secrets_in_keys((key for key, _ in files), scan)
+    for key, child in files:
+        in_name = named.get(key)
+        if in_name is not None:
+            # Named without the secret: the name itself is what must not leave the machine.
+            shown = redacted_key(key, scan)
+            secrets.append(SkippedSecret(shown, in_name.rule_id, in_name.label, found_in="name"))
+            continue
         try:
             if child.stat(follow_symlinks=False).st_size > MAX_FILE_SIZE_BYTES:
                 too_large.append(key)
@@ -91,7 +104,9 @@ def read_local_entries(
         found = scan(text)
         if found:
             first = found[0]
-            secrets.append(SkippedSecret(key, first.rule_id, first.label))
+            rule_ids = tuple(dict.fromkeys(m.rule_id for m in found))
+            labels = tuple(dict.fromkeys(m.label for m in found))
+            secrets.append(SkippedSecret(key, first.rule_id, first.label, rule_ids, labels))
             continue
         entries[key] = text
         hashes[key] = "sha256:" + digest

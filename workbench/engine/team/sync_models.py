@@ -20,14 +20,34 @@ class SyncError:
 
 @dataclass(frozen=True)
 class SkippedSecret:
-    """A local file not pushed because the scanner found a secret (first rule only)."""
+    """A local file not pushed because the scanner found a secret: the first rule (as Claude
+    Code reports it) and every kind found."""
 
     path: str
+    """The key; redacted (`notes/[REDACTED].md`) when the secret is in the name."""
     rule_id: str
     label: str
+    rule_ids: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    found_in: str = "content"
+    """`content`, or `name` when the file's name (path) holds the secret."""
 
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "rule_id": self.rule_id, "label": self.label}
+    @property
+    def all_labels(self) -> tuple[str, ...]:
+        """Every kind of secret in the file, first rule first."""
+        return self.labels or (self.label,)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "rule_id": self.rule_id,
+            "label": self.label,
+            "rule_ids": list(self.rule_ids or (self.rule_id,)),
+            "labels": list(self.all_labels),
+        }
+        if self.found_in != "content":
+            out["found_in"] = self.found_in
+        return out
 
 
 @dataclass(frozen=True)
@@ -35,8 +55,10 @@ class SkippedKey:
     """A pulled entry that was not written, and why."""
 
     key: str
+    """The key as it may be shown: escaped to one line, redacted if it holds a secret."""
     reason: str
-    """`unsafe_key`, `too_large` or `write_failed`."""
+    """`invalid_key` (cannot be a file name), `unsafe_key` (leaves the team folder),
+    `secret_in_key`, `secret_in_content`, `too_large` or `write_failed`."""
     detail: str = ""
 
     def to_json(self) -> dict[str, str]:
@@ -94,6 +116,41 @@ class PullResult:
 
 
 @dataclass(frozen=True)
+class Overwrite:
+    """A push that replaced a teammate's newer version of a file (local wins, but it is said).
+
+    Their version is kept in local history: undoing `history_id` puts it back in the file."""
+
+    key: str
+    time: str
+    server_hash: str
+    """The hash of the teammate's version the push replaced."""
+    local_hash: str
+    history_id: str | None = None
+    """The history entry holding their version; None when it could not be fetched."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "time": self.time,
+            "server_hash": self.server_hash,
+            "local_hash": self.local_hash,
+            "history_id": self.history_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Overwrite | None:
+        """An overwrite read back from saved state, or None when malformed."""
+        if not isinstance(data, dict):
+            return None
+        texts = [data.get(k) for k in ("key", "time", "server_hash", "local_hash")]
+        history_id = data.get("history_id")
+        if not all(isinstance(t, str) for t in texts) or not isinstance(history_id, str | None):
+            return None
+        return cls(*texts, history_id=history_id)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
 class PushResult:
     """What a push did (spec 05 `sync push`)."""
 
@@ -108,6 +165,8 @@ class PushResult:
     max_entries: int | None = None
     error: SyncError | None = None
     suppressed_reason: str | None = None
+    overwritten: tuple[Overwrite, ...] = ()
+    """Teammates' newer versions this push replaced (after a 412 and the hash probe)."""
 
     @property
     def ok(self) -> bool:
@@ -125,6 +184,7 @@ class PushResult:
             "max_entries": self.max_entries,
             "error": None if self.error is None else self.error.to_json(),
             "suppressed_reason": self.suppressed_reason,
+            "overwritten": [o.to_json() for o in self.overwritten],
         }
 
 
@@ -167,6 +227,8 @@ class SyncStatus:
     suppressed_reason: str | None
     conflicts: tuple[dict[str, Any], ...] = ()
     history: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    overwrites: tuple[Overwrite, ...] = ()
+    """Teammates' versions pushes replaced, newest first (each restorable from history)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -184,4 +246,5 @@ class SyncStatus:
             "suppressed_reason": self.suppressed_reason,
             "conflicts": list(self.conflicts),
             "history": list(self.history),
+            "overwrites": [o.to_json() for o in self.overwrites],
         }

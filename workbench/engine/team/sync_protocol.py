@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -79,13 +80,26 @@ def quoted_etag(checksum: str) -> str:
 
 
 def etag_from_header(value: str | None) -> str | None:
-    """An `ETag` header's value with its surrounding quotes stripped."""
+    """An `ETag` header's value with its surrounding quotes stripped (None if unusable)."""
     if not value:
         return None
     tag = value.strip()
     if tag.startswith("W/"):
         tag = tag[2:]
-    return tag.strip('"') or None
+    return usable_checksum(tag.strip('"'))
+
+
+# What may travel back in If-Match / If-None-Match: visible ASCII, bounded, more than quotes
+# (which `quoted_etag` drops). Anything else from a server is not kept, or every later request
+# would carry a header that cannot be sent, and fail the same way forever.
+_USABLE_CHECKSUM = re.compile(r"[!-~]{1,256}")
+
+
+def usable_checksum(value: object) -> str | None:
+    """`value` when it can be sent back as an ETag, else None."""
+    if isinstance(value, str) and _USABLE_CHECKSUM.fullmatch(value) and value.strip('"'):
+        return value
+    return None
 
 
 # --- bodies -------------------------------------------------------------------------------
@@ -124,21 +138,24 @@ def _is_number(value: Any) -> bool:
 def _str_record(value: Any, what: str) -> dict[str, str]:
     if not isinstance(value, dict):
         raise BodyError(f"{what} is not an object")
-    for key, item in value.items():
-        if not isinstance(item, str):
-            raise BodyError(f"{what} has a non-string value for {key!r}")
+    bad = sum(1 for item in value.values() if not isinstance(item, str))
+    if bad:
+        # The key is not named: it is the server's text, and could be anything.
+        raise BodyError(f"{what} has {bad} non-string value(s)")
     return dict(value)
 
 
-def parse_json(raw: bytes) -> Any:
+def parse_json(raw: bytes | bytearray) -> Any:
     """JSON from a response body, as BodyError when it is not JSON."""
     try:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BodyError("the response is not JSON") from exc
+    except RecursionError:
+        raise BodyError("the response nests too deeply") from None
 
 
-def parse_team_memory(raw: bytes) -> TeamMemoryData:
+def parse_team_memory(raw: bytes | bytearray) -> TeamMemoryData:
     """Validate a GET 200 body the way Claude Code's schema does."""
     data = parse_json(raw)
     if not isinstance(data, dict):
@@ -165,7 +182,7 @@ def parse_team_memory(raw: bytes) -> TeamMemoryData:
     )
 
 
-def parse_hashes(raw: bytes) -> TeamMemoryHashes:
+def parse_hashes(raw: bytes | bytearray) -> TeamMemoryHashes:
     """Validate a `?view=hashes` body; it must carry entryChecksums."""
     data = parse_json(raw)
     if not isinstance(data, dict):
@@ -182,11 +199,11 @@ def parse_hashes(raw: bytes) -> TeamMemoryHashes:
     )
 
 
-def parse_too_many_entries(raw: bytes) -> int | None:
+def parse_too_many_entries(raw: bytes | bytearray) -> int | None:
     """`max_entries` from the structured 413 body, or None for any other 413."""
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     error = data.get("error") if isinstance(data, dict) else None
     details = error.get("details") if isinstance(error, dict) else None

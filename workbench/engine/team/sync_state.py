@@ -45,6 +45,9 @@ class SyncState:
     """Per key, the `sha256:` hash both sides agreed on at the last successful pull or push."""
     history: list[dict[str, Any]] = field(default_factory=list)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    overwrites: list[dict[str, Any]] = field(default_factory=list)
+    """Teammates' versions a push replaced: key, time, both hashes and the history id that
+    holds theirs (never the content)."""
 
     def record(self, entry: dict[str, Any]) -> None:
         """Append one sync to the history, keeping the newest MAX_HISTORY."""
@@ -55,6 +58,11 @@ class SyncState:
         """Append one 412 conflict, keeping the newest MAX_CONFLICTS."""
         self.conflicts.append(entry)
         del self.conflicts[:-MAX_CONFLICTS]
+
+    def record_overwrite(self, entry: dict[str, Any]) -> None:
+        """Append one overwrite of a teammate's version, keeping the newest MAX_CONFLICTS."""
+        self.overwrites.append(entry)
+        del self.overwrites[:-MAX_CONFLICTS]
 
     def suppress(self, reason: str, local_keys: list[str]) -> None:
         """Stop pushing until a local file is deleted (or the user forces a push)."""
@@ -80,6 +88,7 @@ class SyncState:
             "lastSynced": dict(self.last_synced),
             "history": list(self.history),
             "conflicts": list(self.conflicts),
+            "overwrites": list(self.overwrites),
         }
 
     @classmethod
@@ -100,7 +109,7 @@ class SyncState:
         if isinstance(keys, list):
             state.suppressed_keys = [k for k in keys if isinstance(k, str)]
         state.last_synced = _str_map(data.get("lastSynced"))
-        for name in ("history", "conflicts"):
+        for name in ("history", "conflicts", "overwrites"):
             items = data.get(name)
             if isinstance(items, list):
                 setattr(state, name, [i for i in items if isinstance(i, dict)])

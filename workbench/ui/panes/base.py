@@ -102,6 +102,25 @@ class Pane(Vertical):
         if unmoved or focused in self.query_children(EmptyState):
             self.focus_default()
 
+    EXPLAINED_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    """Actions whose key, pressed while they cannot run, says why (`why_disabled`)."""
+
+    def why_disabled(self, action: str) -> str | None:
+        """Why one of the pane's actions cannot run now (None: nothing to say)."""
+        return None
+
+    def on_key(self, event: events.Key) -> None:
+        # A key whose action is disabled does nothing in Textual; for the pane's verbs that
+        # users reach for (push, pull), say why instead of staying silent.
+        if not self.EXPLAINED_ACTIONS:
+            return
+        active = self.screen.active_bindings.get(event.key)
+        if active is None or active.node is not self or active.enabled:
+            return
+        reason = self.why_disabled(active.binding.action)
+        if reason:
+            self.notify(reason, title=self.title, severity="warning")
+
     def report_engine(self, label: str) -> None:
         """Say which engine path produced the result on show (the status line shows it)."""
         if label == self.engine_label:

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,12 +35,14 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.ui.actions import ActionSpec
+from workbench.ui.formatting import duration_words
 from workbench.ui.panes.base import Pane
 from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
 
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction.survival import SurvivalItem, SurvivalReport
+    from workbench.engine.context.compaction_log import CompactionRecord
     from workbench.engine.context.transcript import SessionInfo
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -87,8 +90,9 @@ SURVIVAL_KINDS = (
     ("numbers", "Numbers"),
     ("identifiers", "Identifiers"),
 )
-SECTIONS = ("sm", "full", "micro", "files", "survival")
+SECTIONS = ("sm", "full", "micro", "files", "survival", "history")
 """The titled sections below the bars, in order (the numbers table follows `full`)."""
+MAX_HISTORY_LOST_SHOWN = 4
 MAX_LOST_SHOWN = 12
 MAX_OTHERS_SHOWN = 6
 MAX_FILES_SHOWN = 4
@@ -386,7 +390,7 @@ def micro_section(preview: CompactPreview) -> Section:
         lines.append(Content.styled("nothing to clear: no old tool results", "$foreground-muted"))
     detail = micro.reason
     if micro.gap_minutes is not None:
-        detail += f" · last reply {micro.gap_minutes:,.0f} minutes before now"
+        detail += f" · last reply {duration_words(micro.gap_minutes)} before now"
     if micro.already_cleared:
         detail += f" · {micro.already_cleared} already cleared"
     lines.append(Content.styled(detail, "$foreground-muted"))
@@ -528,12 +532,70 @@ def survival_section(
     return title, Content("\n").join(lines)
 
 
+def history_section(records: Sequence[CompactionRecord], root: str | None) -> Section:
+    """The session's real compactions (recorded by the hooks), newest first, each with what
+    its summary lost."""
+    title = Content.assemble(
+        ("Real compactions of this session", "bold"),
+        (f"  {plural(len(records), 'compaction')} recorded by the hooks", "$foreground-muted"),
+    )
+    lines: list[Content] = []
+    for record in reversed(records):
+        snap, report = record.snapshot, record.report
+        head = [record.created[:16].replace("T", " ") + " UTC"]
+        if snap is not None:
+            head += [snap.trigger or "?", f"{snap.pre_tokens:,} tokens"]
+            head.append(plural(snap.summarised_messages, "message") + " summarised")
+        lines.append(Content.assemble(("▸ ", "$text-accent"), (" · ".join(head), "bold")))
+        if report is None:
+            lines.append(
+                Content.styled("  waiting for the summary (PostCompact)", "$foreground-muted")
+            )
+            continue
+        if not report.checked:
+            lines.append(Content.styled(f"  ? not checked: {report.note}", "$text-warning"))
+            continue
+        total = snap.fact_count if snap else 0
+        source = "the summary in the transcript"
+        if report.summary_source != "transcript":
+            source = "the summary the hook received"
+        if not report.lost_count:
+            lines.append(
+                Content.assemble(
+                    ("  ✓ nothing lost", "bold $text-success"),
+                    (f" of {plural(total, 'fact')}, checked against {source}", "$foreground-muted"),
+                )
+            )
+            continue
+        lines.append(
+            Content.assemble(
+                (f"  ✗ {report.lost_count} of {plural(total, 'fact')} lost", "bold $text-error"),
+                (f", checked against {source}", "$foreground-muted"),
+            )
+        )
+        for kind, label in SURVIVAL_KINDS:
+            lost = list(report.lost.get(kind, ()))
+            if not lost:
+                continue
+            shown = [short_path(v, root) if kind == "paths" else v for v in lost]
+            more = len(shown) - MAX_HISTORY_LOST_SHOWN
+            text = ", ".join(shown[:MAX_HISTORY_LOST_SHOWN]) + (
+                f" and {more} more" if more > 0 else ""
+            )
+            lines.append(
+                Content.assemble((f"    {label}: ", "$foreground-muted"), (text, "$text-error"))
+            )
+    return title, Content("\n").join(lines)
+
+
 def session_prompt(info: SessionInfo) -> Content:
-    """One session in the picker: id, title, size."""
+    """One session in the picker: when, title, size."""
+    from workbench.ui.panes.session import session_when
+
     title = (info.title or "untitled").replace("\n", " ")
     notes = " · notes" if info.has_session_memory else ""
     return Content.assemble(
-        (info.session_id[:8], "bold"),
+        (session_when(info)[5:], "bold"),  # `11-29 08:33`: the year adds nothing here
         "  ",
         title,
         (
@@ -547,7 +609,12 @@ def session_prompt(info: SessionInfo) -> Content:
 
 
 class SummaryModal(ModalScreen[SummaryChoice | None]):
-    """Paste a summary or name a file; dismisses with the choice, or None to cancel."""
+    """Paste a summary or name a file; dismisses with the choice, or None to cancel.
+
+    Cancelling keeps what was typed (`draft`): the pane offers it again next time, so a long
+    paste is never lost to one Esc. A file that is not there is said in the dialog, which stays
+    open.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False)]
     DEFAULT_CSS = """
@@ -557,9 +624,19 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
     }
     """
 
-    def __init__(self, current: SummaryChoice | None = None) -> None:
+    def __init__(
+        self,
+        current: SummaryChoice | None = None,
+        *,
+        draft: SummaryChoice | None = None,
+        resolve: Callable[[str], Path] | None = None,
+    ) -> None:
         super().__init__(classes="modal")
         self.current = current
+        self._start = draft if draft is not None else current
+        self._resolve = resolve
+        self.draft: SummaryChoice | None = None
+        """What the boxes held when the dialog was cancelled."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -568,16 +645,16 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
                 "Give the path of a file holding a summary, or paste one (for example what "
                 "Claude Code wrote at /compact; pasted text wins over a file). The survival "
                 "check marks which paths, commands, numbers and identifiers of the summarised "
-                "span it lost.",
+                "span it lost. Enter or Check runs it; Esc closes and keeps what you typed.",
                 classes="dialog-detail summary-hint",
             )
             yield Input(
-                (self.current.path or "") if self.current else "",
+                (self._start.path or "") if self._start else "",
                 placeholder="Summary file (relative to the project, or ~/…)",
                 id="summary-file",
             )
             yield TextArea(
-                (self.current.text or "") if self.current else "",
+                (self._start.text or "") if self._start else "",
                 id="summary-text",
                 soft_wrap=True,
                 placeholder="…or paste the summary text here",
@@ -592,6 +669,9 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
         self.query_one("#summary-file", Input).focus()
 
     def action_cancel(self) -> None:
+        text = self.query_one("#summary-text", TextArea).text
+        path = self.query_one("#summary-file", Input).value.strip()
+        self.draft = SummaryChoice(text=text or None, path=path or None)
         self.dismiss(None)
 
     def _choice(self) -> SummaryChoice | None:
@@ -614,15 +694,27 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
         elif event.button.id == "summary-default":
             self.dismiss(SummaryChoice())
         else:
-            self.dismiss(None)
+            self.action_cancel()
+
+    def _say(self, problem: str) -> None:
+        hint = self.query_one(".summary-hint", Static)
+        hint.update(Content(problem))
+        hint.add_class("-invalid")
 
     def _check(self) -> None:
         choice = self._choice()
         if choice is None:
-            hint = self.query_one(".summary-hint", Static)
-            hint.update("Paste a summary or give a file path first (Escape cancels).")
-            hint.add_class("-invalid")
+            self._say("Paste a summary or give a file path first (Esc closes).")
             return
+        if choice.path and self._resolve is not None:
+            path = self._resolve(choice.path)
+            if not path.is_file():
+                what = "a folder" if path.is_dir() else "no file"
+                self._say(
+                    f"{choice.path} is {what}: give the path of a summary file, or paste one."
+                )
+                self.query_one("#summary-file", Input).focus()
+                return
         self.dismiss(choice)
 
 
@@ -668,6 +760,8 @@ class CompactionPane(Pane):
     """A summary of the user's to check the span against (None: the engine's default)."""
     busy: reactive[bool] = reactive(False, init=False)
     """A preview is being computed."""
+    history: reactive[tuple[CompactionRecord, ...]] = reactive(tuple, init=False)
+    """The session's real compactions, as the hooks recorded them."""
 
     class SessionsLoaded(Message):
         """The sessions were listed."""
@@ -680,13 +774,19 @@ class CompactionPane(Pane):
         """A dry run finished."""
 
         def __init__(
-            self, session_id: str, preview: CompactPreview, summary: SummaryChoice | None
+            self,
+            session_id: str,
+            preview: CompactPreview,
+            summary: SummaryChoice | None,
+            history: tuple[CompactionRecord, ...] = (),
         ) -> None:
             super().__init__()
             self.session_id = session_id
             self.preview = preview
             self.summary = summary
             """The summary it was checked against (None: the default)."""
+            self.history = history
+            """The session's recorded compactions."""
 
     class PreviewFailed(Message):
         """Listing sessions or the dry run failed, with a message for the user."""
@@ -706,6 +806,7 @@ class CompactionPane(Pane):
         self._now_ms = now_ms or (lambda: time.time() * 1000)
         self._autoload = autoload
         self._loaded = False
+        self._summary_draft: SummaryChoice | None = None
 
     # --- layout ------------------------------------------------------------------------
 
@@ -764,10 +865,19 @@ class CompactionPane(Pane):
         picker.set_options((session_prompt(s), s.session_id) for s in sessions)
         picker.value = chosen
 
-    def show_preview(self, preview: CompactPreview, *, session_id: str | None = None) -> None:
-        """Show a dry run (the workers call this; tests may too)."""
+    def show_preview(
+        self,
+        preview: CompactPreview,
+        *,
+        session_id: str | None = None,
+        history: Sequence[CompactionRecord] | None = None,
+    ) -> None:
+        """Show a dry run and the session's recorded compactions (the workers call this;
+        tests may too)."""
         if session_id is not None:
             self.session_id = session_id
+        if history is not None:
+            self.set_reactive(CompactionPane.history, tuple(history))
         self.preview = preview
 
     def show_error(self, error: str) -> None:
@@ -844,12 +954,16 @@ class CompactionPane(Pane):
             "micro": micro_section(preview),
             "files": files_section(preview, root),
             "survival": survival_section(preview.survival, root, summary_label=label),
+            "history": history_section(self.history, root),
         }
         for name, (title, body) in sections.items():
-            self.query_one(f".{name}-title", Static).update(title)
+            title_widget = self.query_one(f".{name}-title", Static)
+            title_widget.update(title)
             body_widget = self.query_one(f".{name}-body", Static)
             body_widget.update(body)
             body_widget.display = bool(body.plain)
+            if name == "history":  # only sessions the hooks saw compact have a history
+                title_widget.display = bool(self.history)
         self.query_one(".compaction-numbers", Static).update(numbers_content(preview))
         self.has_content = True
         self.report_engine(engine_label(preview))
@@ -904,9 +1018,7 @@ class CompactionPane(Pane):
                         transcript, summary_file=str(file), now=now
                     )
             elif summary is not None and summary.path:
-                path = Path(summary.path).expanduser()
-                if not path.is_absolute():
-                    path = Path(engine.locations.project_root) / path
+                path = self._summary_path(summary.path)
                 preview = engine.context.compact_preview(
                     transcript, summary_file=str(path), now=now
                 )
@@ -918,8 +1030,12 @@ class CompactionPane(Pane):
         if summary is not None and not summary.is_default:
             survival = replace(preview.survival, summary_source=summary.label)
             preview = replace(preview, survival=survival)
+        try:
+            history = tuple(engine.context.compaction_log.records(session_id))
+        except (WorkbenchError, OSError):
+            history = ()  # the preview stands on its own; a missing history is no error
         if not get_current_worker().is_cancelled:
-            self.post_message(self.Previewed(session_id, preview, summary))
+            self.post_message(self.Previewed(session_id, preview, summary, history))
 
     @on(Previewed)
     def _previewed(self, message: Previewed) -> None:
@@ -929,8 +1045,13 @@ class CompactionPane(Pane):
         if message.session_id == self.session_id:
             # The summary sticks only once a preview with it succeeded.
             self.set_reactive(CompactionPane.summary, message.summary)
+            new_history = message.history != self.history
+            self.set_reactive(CompactionPane.history, message.history)
             self._update_status()
+            unchanged = self.preview == message.preview
             self.preview = message.preview
+            if unchanged and new_history:
+                self._render_preview(message.preview)  # the watcher only fires on a new preview
 
     @on(PreviewFailed)
     def _preview_failed(self, message: PreviewFailed) -> None:
@@ -966,9 +1087,19 @@ class CompactionPane(Pane):
         if self.session_id is None:
             self.notify("Pick a session first.", title="Compaction preview")
             return
-        self.app.push_screen(SummaryModal(self.summary), self._summary_chosen)
+        modal = SummaryModal(self.summary, draft=self._summary_draft, resolve=self._summary_path)
+        self.app.push_screen(modal, partial(self._summary_chosen, modal))
 
-    def _summary_chosen(self, choice: SummaryChoice | None) -> None:
+    def _summary_path(self, value: str) -> Path:
+        """A summary file named in the dialog: relative to the project, or `~/…`."""
+        path = Path(value).expanduser()
+        if not path.is_absolute():
+            path = Path(self.app.engine.locations.project_root) / path  # type: ignore[attr-defined]
+        return path
+
+    def _summary_chosen(self, modal: SummaryModal, choice: SummaryChoice | None) -> None:
+        # A cancelled dialog's text comes back next time; a used one starts from the choice.
+        self._summary_draft = modal.draft if choice is None else None
         if choice is None:
             return
         self._start_preview(None if choice.is_default else choice)

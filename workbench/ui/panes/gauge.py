@@ -32,7 +32,7 @@ from workbench.engine.errors import WorkbenchError
 from workbench.engine.jsutil import format_file_size
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
-from workbench.ui.panes.session import session_title
+from workbench.ui.panes.session import session_title, session_when
 from workbench.ui.widgets.context_plot import ContextPlot, PlotSeries
 from workbench.ui.widgets.threshold_ladder import ThresholdLadder, fill_style
 
@@ -306,7 +306,7 @@ def engine_label(report: GaugeReport, *, following: bool) -> str:
 
 def session_label(session: SessionInfo) -> str:
     """A session in the picker."""
-    return f"{session_title(session, 48)}  ·  {session.session_id[:8]}"
+    return f"{session_title(session, 48)}  ·  {session_when(session)}"
 
 
 # --- the pane -------------------------------------------------------------------------------

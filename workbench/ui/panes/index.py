@@ -58,6 +58,9 @@ def summary_content(report: IndexReport, label: str) -> Content:
 def entry_prompt(entry: IndexEntry, width: int) -> Content:
     """One index line with its loaded / dropped mark and any problem."""
     mark, mark_style = ("✓", "$index-loaded") if entry.loaded else ("✗", "$index-dropped")
+    if entry.loaded and entry.target_exists is False:
+        # Loaded, but it points at nothing: not a line to be pleased about.
+        mark, mark_style = ("▲", "$index-dangling")
     text_style = "" if entry.loaded else "$foreground-muted strike"
     notes: list[Content] = []
     # Problems go before the text: long lines are cut off at the pane's edge.

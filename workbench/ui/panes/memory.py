@@ -108,13 +108,17 @@ class MemoryPane(Pane):
         if self.document is not None:
             self._render_document(self.document)
 
-    def watch_document(self, document: MemoryDocument | None) -> None:
+    def watch_document(
+        self, previous: MemoryDocument | None, document: MemoryDocument | None
+    ) -> None:
         if document is None:
             self.has_content = False
             return
         self._render_document(document)
         self.has_content = True
-        self.query_one(".memory-scroll", VerticalScroll).scroll_home(animate=False)
+        # A re-read of the same file (a rescan, a save) keeps the reader's place.
+        if previous is None or previous.entry.path != document.entry.path:
+            self.query_one(".memory-scroll", VerticalScroll).scroll_home(animate=False)
 
     def watch_show_source(self, show_source: bool) -> None:
         self.set_class(show_source, "-source")

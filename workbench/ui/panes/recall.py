@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -81,8 +81,27 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         show=True,
         scope="pane",
     ),
+    ActionSpec(
+        "next-recall-tab",
+        "right_square_bracket",
+        "next_tab",
+        "Next tab",
+        "Recall: Next tab (results, injected, manifest)",
+        "Show the next of the results, what would be injected, and the manifest",
+        scope="pane",
+    ),
+    ActionSpec(
+        "previous-recall-tab",
+        "left_square_bracket",
+        "previous_tab",
+        "Previous tab",
+        "Recall: Previous tab",
+        "Show the previous of the results, what would be injected, and the manifest",
+        scope="pane",
+    ),
 )
 """The pane's verbs (binding id, keys, palette title and help line)."""
+RECALL_TABS = ("recall-tab-results", "recall-tab-injected", "recall-tab-manifest")
 
 SCORE_BAR_WIDTH = 8
 
@@ -407,7 +426,11 @@ class RecallPane(Pane):
     # panes. `i` puts the cursor in the box; Esc there comes back.
     focus_target = "#recall-results, .recall-scroll"
 
-    BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in PANE_ACTIONS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(spec.binding() for spec in PANE_ACTIONS),
+        # Esc in a box goes back to the results; from there, the screen's Esc goes to the tree.
+        Binding("escape", "leave_box", "Results", show=False),
+    ]
     DEFAULT_CSS = """
     RecallPane {
         & #recall-query { margin-top: 1; }
@@ -498,19 +521,21 @@ class RecallPane(Pane):
                 id="recall-engine",
                 tooltip="auto asks the model when ANTHROPIC_API_KEY is set, else ranks offline",
             )
-            yield Static("tools", classes="recall-label")
+            yield Static("tools", classes="recall-label -option-label")
             yield Input(
                 placeholder="Bash, Read",
                 id="recall-tools",
                 classes="recall-option",
                 compact=True,
+                tooltip="Tools used recently in the session, comma-separated",
             )
-            yield Static("surfaced", classes="recall-label")
+            yield Static("surfaced", classes="recall-label -option-label")
             yield Input(
                 placeholder="a.md, b.md",
                 id="recall-surfaced",
                 classes="recall-option",
                 compact=True,
+                tooltip="Memories already surfaced this session, comma-separated",
             )
         yield Static(classes="recall-banner")
         with TabbedContent(id="recall-tabs"):
@@ -872,20 +897,46 @@ class RecallPane(Pane):
         """Put the cursor in the query box."""
         self.query_one("#recall-query", Input).focus()
 
-    def key_escape(self) -> None:
-        # Out of the query and option boxes, back to the results (where digits switch panes).
-        if isinstance(self.app.focused, Input) and self.app.focused in self.query(Input):
-            self.focus_default()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_box":
+            focused = self.screen.focused
+            return isinstance(focused, Input) and focused in self.query(Input)
+        return True
+
+    def action_leave_box(self) -> None:
+        """Out of the query and option boxes, back to the results (where digits switch panes)."""
+        self.focus_default()
 
     def action_run_recall(self) -> None:
         """Run recall for the query with the current options."""
         request = self.current_request()
         if not request.query:
-            self.notify("Type a prompt to recall for first.", title="Recall")
+            # Nothing is run for an empty query; the banner says so where the eye is.
+            self.query_one(".recall-banner", Static).update(
+                Content.assemble(
+                    ("Nothing to recall for: the query is empty. ", "bold $text-warning"),
+                    ("Type a prompt in the box (the cursor is there), then Enter.", ""),
+                )
+            )
             self.action_focus_query()
             return
         self.running = True
         self._run_recall(request)
+
+    def _step_tab(self, step: int) -> None:
+        tabs = self.query_one("#recall-tabs", TabbedContent)
+        position = RECALL_TABS.index(tabs.active) if tabs.active in RECALL_TABS else 0
+        tabs.active = RECALL_TABS[(position + step) % len(RECALL_TABS)]
+        # The focus follows into the tab shown, so its keys (scrolling, Enter) work at once.
+        self.call_after_refresh(self.focus_default)
+
+    def action_next_tab(self) -> None:
+        """Results → Injected → Manifest, one key from anywhere in the pane but the boxes."""
+        self._step_tab(1)
+
+    def action_previous_tab(self) -> None:
+        """Manifest → Injected → Results."""
+        self._step_tab(-1)
 
     def action_cycle_engine(self) -> None:
         """auto → llm → offline → auto."""

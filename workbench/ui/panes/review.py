@@ -404,6 +404,8 @@ class ReviewPane(Pane):
 
     def _prompt(self, proposal: ProposalView) -> Content:
         badge = (" new ", "bold $text-success reverse") if proposal.kind == "create" else None
+        if proposal.kind == "delete":
+            badge = (" del ", "bold $text-error reverse")
         badge = badge or (" edit", "bold $text-primary reverse")
         parts: list[Content | tuple[str, str] | str] = [
             badge,
@@ -443,7 +445,9 @@ class ReviewPane(Pane):
         diff.set_diff(proposal.diff)
 
     def _detail(self, proposal: ProposalView) -> Content:
-        what = "a new file" if proposal.kind == "create" else "an edit of an existing file"
+        what = {"create": "a new file", "delete": "the removal of a file"}.get(
+            proposal.kind, "an edit of an existing file"
+        )
         where = (
             "team memory: it syncs to every teammate on the next push"
             if proposal.scope == "team"
@@ -460,8 +464,7 @@ class ReviewPane(Pane):
             ),
             Content.styled(
                 f"{what} (+{proposal.added} −{proposal.removed}), proposed by {proposal.source} "
-                f"{age_text(proposal.created, self._now_ms())}"
-                + (f" · run {proposal.group}" if proposal.group else ""),
+                f"{age_text(proposal.created, self._now_ms())}",
                 "$foreground-muted",
             ),
         ]

@@ -104,7 +104,8 @@ def session_when(session: SessionInfo) -> str:
 
 
 def session_prompt(session: SessionInfo) -> Content:
-    """A session in the list: title, then id, time, size and whether it has notes."""
+    """A session in the list: title, then time, size and whether it has notes (the time tells
+    sessions apart; an id prefix would not)."""
     notes = (
         Content.styled("notes", "$text-success")
         if session.has_session_memory
@@ -114,8 +115,7 @@ def session_prompt(session: SessionInfo) -> Content:
         (session_title(session), "bold"),
         "\n",
         (
-            f"{session.session_id[:8]} · {session_when(session)} · "
-            f"{format_file_size(session.size_bytes)} · ",
+            f"{session_when(session)} · {format_file_size(session.size_bytes)} · ",
             "$foreground-muted",
         ),
         notes,

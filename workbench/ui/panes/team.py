@@ -350,8 +350,11 @@ def held_back_content(report: TeamSyncReport) -> Content:
                 ("✖ ", "$text-error"),
                 (secret.path, "bold"),
                 "  ",
-                (secret.rule_id, "$text-error"),
-                (f"  {secret.label}: holds a secret, never pushed", "$foreground-muted"),
+                (", ".join(secret.rule_ids or (secret.rule_id,)), "$text-error"),
+                (
+                    f"  {', '.join(secret.all_labels)}: holds a secret, never pushed",
+                    "$foreground-muted",
+                ),
             )
         )
     for path in status.skipped_too_large:
@@ -830,6 +833,29 @@ class TeamSyncPane(Pane):
         if action == "toggle_watch":
             return True if (self.watching or self._can_sync()) else None
         return True
+
+    EXPLAINED_ACTIONS = frozenset({"push_team", "pull_team", "force_push_team", "toggle_watch"})
+
+    def why_disabled(self, action: str) -> str | None:
+        if action not in self.EXPLAINED_ACTIONS or self.check_action(action, ()):
+            return None
+        if self.busy:
+            return f"Wait a moment: {self.busy}"
+        if self.watching:
+            return "The watcher is syncing: w stops it first."
+        if self.report is not None and self.report.problems:
+            problem = self.report.problems[0]
+            return f"{problem.problem}. {problem.fix}"
+        if action == "force_push_team":
+            return "Pushes are not suppressed, so there is nothing to force: P pushes."
+        return None
+
+    def team_files_changed(self) -> None:
+        """Team files changed on disk (the main screen's watcher saw it): read the status
+        again, as the tree does, once it has been read at all and no sync is running (a sync
+        reads it when it ends)."""
+        if self._loaded and not self.busy:
+            self._load_report()
 
     def action_refresh_sync(self) -> None:
         """Read the status again."""

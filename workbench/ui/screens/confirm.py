@@ -90,3 +90,40 @@ class ConflictModal(ModalScreen[ConflictChoice]):
         choice = event.button.id
         if choice in ("reload", "overwrite", "keep"):
             self.dismiss(choice)  # type: ignore[arg-type]
+
+
+class DiffConfirmModal(ModalScreen[bool]):
+    """Show a change as a diff before it is written; dismisses with True to write it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Apply", show=False),
+        Binding("n,escape", "answer(False)", "Cancel", show=False),
+    ]
+
+    def __init__(self, question: str, detail: str, diff: str, *, confirm_label: str) -> None:
+        super().__init__(classes="modal")
+        self.question = question
+        self.detail = detail
+        self.diff = diff
+        self.confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        from workbench.ui.widgets.diff_view import DiffView
+
+        with Vertical(classes="dialog -wide -diff"):
+            yield Static(Content(self.question), classes="dialog-title")
+            yield Static(Content(self.detail), classes="dialog-detail")
+            yield DiffView(self.diff, classes="dialog-diff")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.confirm_label} (y)", id="confirm", variant="primary")
+                yield Button("Cancel (n, esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm")

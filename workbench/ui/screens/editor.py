@@ -108,6 +108,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         self.editable = editable_from(document) if document else None
         self.raw = bool(self.editable and self.editable.raw)
         self._initial: Draft | None = None
+        self._save_tried = False
         self.findings: tuple[LintFinding, ...] = ()
         self.projection: str | None = None
 
@@ -160,7 +161,9 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             yield TextArea(
                 (editable.body if editable else "") if not self.raw else self.document.text,  # type: ignore[union-attr]
                 soft_wrap=True,
-                tab_behavior="indent",
+                # As in a web form's text box: Tab and Shift+Tab move between the fields, and
+                # Esc reaches the screen (cancel) instead of only leaving the body.
+                tab_behavior="focus",
                 id="field-body",
             )
             yield Static(classes="editor-findings")
@@ -179,6 +182,9 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
     def _apply_raw(self) -> None:
         self.set_class(self.raw, "-raw")
         self.query_one(".editor-form").display = not self.raw
+        self.query_one("#field-body", TextArea).border_subtitle = (
+            "" if self.raw else "tab / shift+tab: next / previous field"
+        )
 
     # --- the draft ---------------------------------------------------------------------
 
@@ -284,13 +290,29 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
     def _show_findings(self, message: Validated) -> None:
         self.findings = message.findings
         self.projection = message.projection
-        rules = {f.rule for f in message.findings}
+        self._render_findings()
+
+    @property
+    def shows_problems(self) -> bool:
+        """Whether the findings are on show: a blank new memory is not wrong yet, so it says
+        what to fill in until something is typed (or a save is tried)."""
+        return not self.is_new or self._save_tried or self.is_dirty
+
+    def _render_findings(self) -> None:
+        shown = self.shows_problems
+        rules = {f.rule for f in self.findings} if shown else set()
         for field_name in ("name", "description", "type"):
             invalid = any(FIELD_RULES.get(rule) == field_name for rule in rules)
             self.query_one(f"#field-{field_name}").set_class(invalid, "-invalid")
-        lines = [finding_line(f) for f in message.findings]
-        if message.projection:
-            lines.append(Content.styled(f"Index: {message.projection}", "$foreground-muted"))
+        if not shown:
+            hint = "Choose a type, then give a name, a one-line description and the body."
+            self.query_one(".editor-findings", Static).update(
+                Content.styled(hint, "$foreground-muted")
+            )
+            return
+        lines = [finding_line(f) for f in self.findings]
+        if self.projection:
+            lines.append(Content.styled(f"Index: {self.projection}", "$foreground-muted"))
         if not lines:
             lines.append(Content.styled("✓ No problems found.", "$index-loaded"))
         self.query_one(".editor-findings", Static).update(Content("\n").join(lines))
@@ -333,6 +355,9 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
 
     def action_save(self) -> None:
         """Save the draft in a worker."""
+        if not self._save_tried:
+            self._save_tried = True
+            self._render_findings()
         self._run_save(self.draft(), self.document.fingerprint if self.document else None)
 
     def action_cancel(self) -> None:

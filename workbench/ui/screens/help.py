@@ -20,6 +20,11 @@ KEYS_WIDTH = 12
 ID_WIDTH = 22
 HELP_INDENT = 2 + KEYS_WIDTH + ID_WIDTH
 """Where the help sentences start; wrapped lines continue under them."""
+SCREEN_NOTES = {
+    "Memory": "  new, edit, rename, delete, filter and source work in the tree or the viewer",
+    "Index": "  keys work while the MEMORY.md pane has the focus",
+}
+"""Where the main screen's verbs work (see MEMORY_VERBS and INDEX_VERBS)."""
 
 
 def keys_display(keys: str, display: Callable[[Binding], str]) -> str:
@@ -77,6 +82,8 @@ class HelpScreen(ModalScreen[None]):
                 if spec.id in owners:
                     where = f"  keys work while the {owners[spec.id]} pane has the focus"
                     heading += Content.styled(where, "$foreground-muted")
+                elif spec_category in SCREEN_NOTES:
+                    heading += Content.styled(SCREEN_NOTES[spec_category], "$foreground-muted")
                 rows.append(heading)
                 category = spec_category
             keys = keys_display(effective_keys(spec, self.keymap), display)

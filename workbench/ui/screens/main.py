@@ -13,9 +13,10 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.color import Color
@@ -30,9 +31,9 @@ from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.memory_models import MemoryEntry
-from workbench.engine.store import first_listed
-from workbench.ui.actions import bindings
-from workbench.ui.formatting import display_memory_dir, project_name
+from workbench.engine.store import IndexFixPlan, first_listed
+from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
+from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name
 from workbench.ui.messages import (
     ChangeApplied,
     ChangeFailed,
@@ -63,6 +64,12 @@ if TYPE_CHECKING:
 
 ENGINE_PATH = "engine: local files"
 """The status line's engine label for panes that read the memory folder directly."""
+NARROW_WIDTH = 120
+"""Below this many columns the sidebar narrows (and the tree drops its token column)."""
+TINY_WIDTH = 100
+"""Below this many columns it narrows further, so every pane keeps room (80x24 included)."""
+SHORT_HEIGHT = 32
+"""Below this many rows the MEMORY.md pane clips its banner to keep room for the lines."""
 WATCH_DELAY_S = 1.0
 FIRST_FRAME_FALLBACK_S = 5.0
 """What waits for the first full frame (the after-paint hook, importing the panes' modules,
@@ -175,6 +182,8 @@ class MainScreen(Screen[None]):
         self._first_frame_waits = {"tree", "document"}
         """What the first full frame still waits for (see `_after_first_frame`)."""
         self._ring_painted = False
+        self._focus_pending = False
+        """A pane is being built to take the focus (the screen holds none meanwhile)."""
         self._engine_labels: dict[str, str] = {"memory": ENGINE_PATH, "index": ENGINE_PATH}
 
     @property
@@ -193,7 +202,8 @@ class MainScreen(Screen[None]):
                 yield Static(LEGEND, classes="tree-legend")
             with Vertical(id="panes"):
                 tabs = [(f"pane-{info.id}", info.tab) for info in PANE_INFOS]
-                yield PaneTabs(tabs, active="pane-memory", id="pane-tabs")
+                short = {f"pane-{pane_id}": title for pane_id, title in SHORT_TABS.items()}
+                yield PaneTabs(tabs, active="pane-memory", short=short, id="pane-tabs")
                 with ContentSwitcher(id="pane-switcher", initial="pane-memory"):
                     for info in PANE_INFOS:
                         with PaneBox(id=f"pane-{info.id}"):
@@ -213,7 +223,11 @@ class MainScreen(Screen[None]):
         status = self.query_one(StatusLine)
         name = project_name(app.engine.locations)
         status.project = f"{name} (demo: {app.demo_name})" if app.demo_name else name
-        status.memory_dir = display_memory_dir(app.engine.locations)
+        status.memory_dir = (
+            memory_dir_label(app.engine.locations)
+            if app.settings.show_full_paths
+            else display_memory_dir(app.engine.locations)
+        )
         status.counts = "scanning…"
         status.engine_path = ENGINE_PATH
         self.query_one(MemoryTree).focus()
@@ -238,6 +252,12 @@ class MainScreen(Screen[None]):
         """The memory tree."""
         return self.query_one(MemoryTree)
 
+    def highlighted_entry(self) -> MemoryEntry | None:
+        """The memory under the tree's cursor: what the viewer shows and the memory verbs act
+        on (None on a group row, or while the screen is being torn down)."""
+        trees = self.query(MemoryTree)
+        return trees.first().selected_entry if trees else None
+
     def show_pane(self, pane_id: str, *, focus: bool | None = None) -> None:
         """Bring one pane to the front.
 
@@ -250,6 +270,7 @@ class MainScreen(Screen[None]):
             # hands the focus to a sibling in its own pane.
             pane = self.pane(pane_id)
             if pane is None or not pane.focus_default():
+                self._focus_pending = True
                 self.set_focus(None)
                 self.call_later(self._focus_pane, pane_id)
         self.query_one(PaneTabs).active = f"pane-{pane_id}"
@@ -293,6 +314,7 @@ class MainScreen(Screen[None]):
             self.notify(f"Not available in the {pane.title} pane right now.", severity="warning")
 
     def _focus_into(self, pane: Pane | None) -> None:
+        self._focus_pending = False
         if pane is not None and pane.id != f"{self.active_pane}-pane":
             # Another pane came forward meanwhile (keys pressed in quick succession): this one
             # is hidden now and cannot take the focus.
@@ -304,11 +326,40 @@ class MainScreen(Screen[None]):
         else:
             self.set_focus(self.query_one(PaneTabs))
 
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        self.set_class(width < NARROW_WIDTH, "-narrow")
+        self.set_class(width < TINY_WIDTH, "-tiny")
+        self.set_class(event.size.height < SHORT_HEIGHT, "-short")
+
+    @property
+    def sidebar_hidden(self) -> bool:
+        """Whether the sidebar is collapsed (f2), leaving the panes the whole width."""
+        return self.has_class("-sidebar-hidden")
+
+    def action_toggle_sidebar(self) -> None:
+        """Collapse the sidebar, or bring it back."""
+        hide = not self.sidebar_hidden
+        if hide and self._focus_within("sidebar"):
+            self.show_pane(self.active_pane, focus=True)  # before the tree is hidden
+        self.set_class(hide, "-sidebar-hidden")
+
     def on_descendant_focus(self) -> None:
         self._paint_focus_ring()
 
     def on_descendant_blur(self) -> None:
         self._paint_focus_ring()
+        self.call_after_refresh(self._keep_focus)
+
+    def _keep_focus(self) -> None:
+        """Something always has the focus (and wears the ring): when the focused widget went
+        away (hidden, removed) and no pane is about to take it, the tree does."""
+        if self.focused is None and not self._focus_pending and self.is_current:
+            trees = self.query(MemoryTree)
+            if self.sidebar_hidden:
+                self._focus_into(self.pane(self.active_pane))
+            elif trees:
+                self.set_focus(trees.first())
 
     def _paint_focus_ring(self) -> None:
         """The panes' border in the focus colour while the focus is in a pane.
@@ -442,6 +493,17 @@ class MainScreen(Screen[None]):
     @on(MemoryTree.Filled)
     def _tree_filled(self, message: MemoryTree.Filled) -> None:
         message.stop()
+        # A rebuild that left no memory under the cursor (an empty filter result, the last
+        # memory deleted) highlights nothing: no memory verb may act on the one before.
+        tree = self.tree
+        if tree.selected_entry is None:
+            self.selected = None
+            if tree.filter_text.strip() and not tree.shown_count and tree.entries:
+                self.query_one(MemoryPane).set_empty(
+                    "No memory matches the filter",
+                    f"Nothing matches “{tree.filter_text.strip()}”. Esc in the filter box "
+                    "clears it.",
+                )
         self._first_frame_done("tree")
 
     def first_frame_shown(self) -> None:
@@ -544,7 +606,10 @@ class MainScreen(Screen[None]):
 
     @on(DocumentFailed)
     def _document_failed(self, message: DocumentFailed) -> None:
-        self.query_one(MemoryPane).show_error(message.path, message.error)
+        # Only about the highlighted row: a read of a file just renamed or deleted (started
+        # before the tree moved on) must not replace the memory the tree now shows.
+        if self.tree.selected_path in (None, message.path):
+            self.query_one(MemoryPane).show_error(message.path, message.error)
         self._first_frame_done("document")
 
     @on(OpenMemoryRequested)
@@ -573,27 +638,61 @@ class MainScreen(Screen[None]):
         """Focus the filter box."""
         self.query_one("#memory-filter", Input).focus()
 
-    def key_escape(self) -> None:
+    def action_focus_tree(self) -> None:
+        """Back to the memory tree from anywhere on the screen (in the filter box, clear it)."""
         box = self.query_one("#memory-filter", Input)
         if box.has_focus:
             box.value = ""
-            self.tree.focus()
+        self.remove_class("-sidebar-hidden")
+        self.set_focus(self.tree)
 
     # --- actions -----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keys act only where their target is focused and on show: the memory verbs in the
+        # tree or the viewer, the index verbs in the MEMORY.md pane (hidden elsewhere, so the
+        # footer shows the focused pane's own keys).
+        if action in MEMORY_VERBS and not self._focus_within("sidebar", "memory-pane"):
+            return False
+        if action in INDEX_VERBS and not self._focus_within("index-pane"):
+            return False
+        return self.action_applies(action)
+
+    def _focus_within(self, *ids: str) -> bool:
+        focused = self.focused
+        if focused is None:
+            return False
+        return any(node.id in ids for node in focused.ancestors_with_self)
+
+    async def run_command(self, action: str) -> None:
+        """Run a memory or index verb from the palette: its target (the tree, the MEMORY.md
+        pane) comes forward with the focus first, so the verb acts on what is on show."""
+        name = action.split("(", 1)[0]
+        if name in MEMORY_VERBS:
+            self.remove_class("-sidebar-hidden")
+            self.set_focus(self.tree)
+            self.show_pane("memory", focus=False)
+        elif name in INDEX_VERBS:
+            await self.built_pane("index")
+            self.show_pane("index", focus=True)
+        self.call_after_refresh(self.run_action, action)
+
+    def action_applies(self, action: str) -> bool | None:
+        """Whether a main-screen action can run now, wherever the focus is (the palette asks
+        this; `check_action` adds where the focus must be for its keys)."""
         needs_selection = ("edit_memory", "rename_memory", "delete_memory")
         if action in needs_selection:
-            return True if self.selected is not None else None
+            return True if self.highlighted_entry() is not None else None
         report = self._current_report()
+        # None, not False: the MEMORY.md pane's footer shows its keys dimmed when nothing applies.
         if action == "fix_dangling":
-            return bool(report and report.dangling)
+            return True if report and report.dangling else None
         if action == "fix_orphans":
-            return bool(report and report.orphans)
+            return True if report and report.orphans else None
         if action == "fix_long_lines":
-            return bool(report and report.long_lines)
+            return True if report and report.long_lines else None
         if action == "toggle_team_index":
-            return bool(self.snapshot and self.snapshot.team_index is not None)
+            return True if self.snapshot and self.snapshot.team_index is not None else None
         return True
 
     def _current_report(self):  # type: ignore[no-untyped-def]
@@ -622,7 +721,8 @@ class MainScreen(Screen[None]):
         """Open the editor on a new memory."""
         from workbench.ui.screens.editor import MemoryEditorScreen
 
-        team = bool(self.selected and self.selected.scope == "team")
+        highlighted = self.highlighted_entry()
+        team = bool(highlighted and highlighted.scope == "team")
         self.app.push_screen(
             MemoryEditorScreen(
                 self.workbench.engine,
@@ -634,11 +734,12 @@ class MainScreen(Screen[None]):
         )
 
     def action_edit_memory(self) -> None:
-        """Open the editor on the selected memory (read fresh from disk)."""
-        if self.selected is not None:
-            self._open_editor(self.selected.path)
+        """Open the editor on the highlighted memory (read fresh from disk)."""
+        entry = self.highlighted_entry()
+        if entry is not None:
+            self._open_editor(entry.path)
 
-    @work(thread=True, exclusive=True, group="document", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="editor", exit_on_error=False)
     def _open_editor(self, path: str) -> None:
         try:
             document = self.workbench.engine.memories.read(path)
@@ -666,10 +767,11 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="ask")
     async def action_delete_memory(self) -> None:
-        """Delete the selected memory and its index lines, after asking."""
-        entry = self.selected
+        """Delete the highlighted memory and its index lines, after asking."""
+        entry = self.highlighted_entry()
         if entry is None:
             return
+        after = self.tree.neighbour_of(entry.path)
         links = "its index line" if entry.indexed else "no index line links to it"
         confirmed = await self.app.push_screen_wait(
             ConfirmModal(
@@ -686,14 +788,14 @@ class MainScreen(Screen[None]):
             result = store.remove(entry.path)
             lines = result.index_lines_removed
             suffix = f" and {lines} index line{'s' if lines != 1 else ''}" if lines else ""
-            return ChangeOutcome(f"deleted {result.removed}{suffix}")
+            return ChangeOutcome(f"deleted {result.removed}{suffix}", select=after)
 
         self._run_change("delete", delete)
 
     @work(exclusive=True, group="ask")
     async def action_rename_memory(self) -> None:
-        """Rename the selected memory; index links follow."""
-        entry = self.selected
+        """Rename the highlighted memory; index links follow."""
+        entry = self.highlighted_entry()
         if entry is None:
             return
         current = os.path.basename(entry.path)
@@ -711,6 +813,7 @@ class MainScreen(Screen[None]):
                 current,
                 hint="A new file name in the same folder; index lines that link to it follow.",
                 check=check,
+                confirm="Rename",
             )
         )
         if not new_name or new_name == current:
@@ -728,40 +831,109 @@ class MainScreen(Screen[None]):
         self._run_change("rename", rename)
 
     def action_undo_change(self) -> None:
-        """Undo the workbench's most recent change."""
+        """Undo the newest change still in effect; again to walk further back."""
+        self._run_change("undo", lambda: self._undo_outcome("undo"))
+
+    def action_redo_change(self) -> None:
+        """Re-apply the change the last undo reversed."""
+        self._run_change("redo", lambda: self._undo_outcome("redo"))
+
+    def _undo_outcome(self, kind: str) -> ChangeOutcome:
         history = self.workbench.engine.history
         memory_dir = self.workbench.engine.locations.memory_dir
+        result = history.undo() if kind == "undo" else history.redo()
+        said = result.lines(lambda path: os.path.relpath(path, memory_dir))
+        summary = f"{kind} of {result.action}: " + (", ".join(said) or "files already matched")
+        # Select a file that is still there, so the viewer shows what the tree highlights.
+        kept = [e.path for e in result.entries if e.after is not None]
+        names = [os.path.relpath(p, memory_dir) for p in kept if p.endswith(".md")]
+        select = next((n for n in names if os.path.basename(n) != "MEMORY.md"), None)
+        return ChangeOutcome(summary, select=select, undo_hint=False)
 
-        def undo() -> ChangeOutcome:
-            undone = history.undo()
-            names = sorted({os.path.relpath(e.path, memory_dir) for e in undone})
-            what = ", ".join(names) if names else "nothing"
-            return ChangeOutcome(f"undid the last change ({what})", undo_hint=False)
+    FIXES: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "dangling": ("removed", "Remove {n} from {index}?", "dangling line"),
+        "orphans": ("indexed", "Add {n} to {index}?", "orphan"),
+        "long-lines": ("shortened", "Shorten {n} in {index}?", "long line"),
+    }
+    """Each bulk index fix: the past tense for the status line, the question, the noun."""
 
-        self._run_change("undo", undo)
+    class FixPlanned(Message):
+        """An index fix was planned (nothing written yet): show it and ask."""
 
-    def _fix(self, verb: str, run: Callable[[bool], int], noun: str) -> None:
-        team = self.show_team_index
-        label = "team/MEMORY.md" if team else "MEMORY.md"
+        def __init__(self, plan: IndexFixPlan) -> None:
+            super().__init__()
+            self.plan = plan
+
+    def _fix(self, kind: str) -> None:
+        self.show_pane("index")
+        self._plan_fix(kind, self.show_team_index)
+
+    @work(thread=True, exclusive=True, group="fix-plan", exit_on_error=False)
+    def _plan_fix(self, kind: str, team: bool) -> None:
+        try:
+            plan = self.workbench.engine.memories.plan_index_fix(kind, team)
+        except (WorkbenchError, OSError) as exc:
+            self.post_message(ChangeFailed("plan the fix", str(exc)))
+            return
+        self.post_message(self.FixPlanned(plan))
+
+    @on(FixPlanned)
+    def _fix_planned(self, message: FixPlanned) -> None:
+        import difflib
+
+        from workbench.ui.screens.confirm import DiffConfirmModal
+
+        plan = message.plan
+        label = "team/MEMORY.md" if plan.team else "MEMORY.md"
+        _past, question, noun = self.FIXES[plan.kind]
+        if not plan.count:
+            self.notify(f"Nothing to fix: {label} has no {noun}s.", title="Index")
+            return
+        diff = "".join(
+            difflib.unified_diff(
+                plan.before.splitlines(keepends=True),
+                plan.after.splitlines(keepends=True),
+                f"a/{label}",
+                f"b/{label}",
+            )
+        )
+        nouns = f"{plan.count} {noun}{'s' if plan.count != 1 else ''}"
+        verb = question.split(" ", 1)[0]
+        self.app.push_screen(
+            DiffConfirmModal(
+                question.format(n=nouns, index=label),
+                f"{label} is rewritten as shown; nothing is written until you apply it, "
+                "and undo (u) brings the old index back.",
+                diff,
+                confirm_label=verb,
+            ),
+            partial(self._fix_answered, plan),
+        )
+
+    def _fix_answered(self, plan: IndexFixPlan, apply: bool | None) -> None:
+        if not apply:
+            return
+        store = self.workbench.engine.memories
+        label = "team/MEMORY.md" if plan.team else "MEMORY.md"
+        past, _verb, noun = self.FIXES[plan.kind]
 
         def fix() -> ChangeOutcome:
-            count = run(team)
-            return ChangeOutcome(f"{verb} {count} {noun}{'s' if count != 1 else ''} in {label}")
+            count = store.apply_index_fix(plan)
+            return ChangeOutcome(f"{past} {count} {noun}{'s' if count != 1 else ''} in {label}")
 
-        self._run_change(verb, fix)
-        self.show_pane("index")
+        self._run_change(past, fix)
 
     def action_fix_dangling(self) -> None:
-        """Remove index lines that link to missing files."""
-        self._fix("removed", self.workbench.engine.memories.fix_remove_dangling, "dangling line")
+        """Remove index lines that link to missing files (after showing the change)."""
+        self._fix("dangling")
 
     def action_fix_orphans(self) -> None:
-        """Add index lines for memories nothing links to."""
-        self._fix("indexed", self.workbench.engine.memories.fix_index_orphans, "orphan")
+        """Add index lines for memories nothing links to (after showing the change)."""
+        self._fix("orphans")
 
     def action_fix_long_lines(self) -> None:
-        """Shorten index lines over the guideline."""
-        self._fix("shortened", self.workbench.engine.memories.fix_shorten_long_lines, "long line")
+        """Shorten index lines over the guideline (after showing the change)."""
+        self._fix("long-lines")
 
     # --- changes -----------------------------------------------------------------------
 
@@ -779,7 +951,7 @@ class MainScreen(Screen[None]):
     @on(ChangeApplied)
     def _change_applied(self, message: ChangeApplied) -> None:
         outcome = message.outcome
-        self.query_one(StatusLine).last_action = outcome.summary
+        self.query_one(StatusLine).say(outcome.summary)
         hint = " (u undoes it)" if outcome.undo_hint else ""
         self.notify(outcome.summary[:1].upper() + outcome.summary[1:] + hint)
         for note in outcome.notes:
@@ -792,7 +964,7 @@ class MainScreen(Screen[None]):
 
     @on(ChangeFailed)
     def _change_failed(self, message: ChangeFailed) -> None:
-        self.query_one(StatusLine).last_action = f"{message.verb} failed"
+        self.query_one(StatusLine).say(f"{message.verb} failed")
         self.notify(message.error, title=f"Could not {message.verb}", severity="error")
 
     # --- live refresh ------------------------------------------------------------------
@@ -812,7 +984,13 @@ class MainScreen(Screen[None]):
     @on(MemoryFilesChanged)
     def _files_changed(self, message: MemoryFilesChanged) -> None:
         self._load_memories()
-        # Bursts are coalesced, so the paths may be partial: re-read the open file regardless.
-        pane = self.query_one(MemoryPane)
-        if pane.document is not None:
-            self._load_document(pane.document.entry.path)
+        team_folder = os.path.join(self.workbench.engine.locations.memory_dir, "team", "")
+        if not message.paths or any(path.startswith(team_folder) for path in message.paths):
+            team = self.pane("team")
+            if team is not None:
+                team.team_files_changed()  # type: ignore[attr-defined]
+        # Bursts are coalesced, so the paths may be partial: re-read the highlighted file
+        # regardless (not the one on show: it may be the name a rename just replaced).
+        path = self.tree.selected_path
+        if path is not None:
+            self._load_document(path)

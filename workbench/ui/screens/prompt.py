@@ -26,18 +26,27 @@ class TextPromptModal(ModalScreen[str | None]):
         *,
         hint: str = "",
         check: Callable[[str], str | None] | None = None,
+        confirm: str = "OK",
     ) -> None:
         super().__init__(classes="modal")
         self.title_text = title
         self.value = value
         self.hint = hint
         self.check = check
+        self.confirm = confirm
+        """What Enter does, in a word ("Rename"), for the key line."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self.title_text), classes="dialog-title")
             yield Input(self.value, classes="prompt-input")
             yield Static(Content(self.hint), classes="dialog-detail prompt-hint")
+            yield Static(
+                Content.assemble(
+                    ("enter", "bold"), f" {self.confirm}   ", ("esc", "bold"), " Cancel"
+                ),
+                classes="dialog-keys",
+            )
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

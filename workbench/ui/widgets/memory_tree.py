@@ -34,11 +34,15 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
 NodeData = MemoryEntry | str
 # Columns after the name: "  12d" / " today" (6) + "  1.2k" (6) + " ▲" (2).
 _TAIL_WIDTH = 14
+_NARROW_TAIL_WIDTH = 8
+"""A narrow tree (a small screen) drops the token column to keep room for names."""
+NARROW_ROW = 40
 BATCH_SIZE = 200
 MAX_PER_GROUP = 1_000
 """A tree of 10,000 rows helps nobody and costs Tree a full re-layout per change; past this
 the newest are shown and the filter (and the palette) reach the rest."""
 MORE = "more"
+NO_MATCH = "no-match"
 BATCH_DELAY_S = 0.001
 
 
@@ -97,6 +101,11 @@ class MemoryTree(Tree[NodeData]):
         """Every leaf of the latest rebuild has been added (`Filled` is posted then too)."""
 
     @property
+    def filter_text(self) -> str:
+        """The filter as typed ("" when off)."""
+        return self._filter
+
+    @property
     def entries(self) -> tuple[MemoryEntry, ...]:
         """Every memory the tree knows, before filtering."""
         return self._entries
@@ -114,11 +123,29 @@ class MemoryTree(Tree[NodeData]):
         self._rebuild(self.selected_path)
 
     @property
-    def selected_path(self) -> str | None:
-        """The path of the memory under the cursor."""
+    def selected_entry(self) -> MemoryEntry | None:
+        """The memory under the cursor (None on a group row or an empty tree)."""
         node = self.cursor_node
         if node is not None and isinstance(node.data, MemoryEntry):
-            return node.data.path
+            return node.data
+        return None
+
+    @property
+    def selected_path(self) -> str | None:
+        """The path of the memory under the cursor."""
+        entry = self.selected_entry
+        return entry.path if entry is not None else None
+
+    def neighbour_of(self, path: str) -> str | None:
+        """The memory shown after `path` in its group (else the one before): where the cursor
+        goes once `path` is deleted."""
+        for group in self.root.children:
+            leaves = [n.data for n in group.children if isinstance(n.data, MemoryEntry)]
+            paths = [entry.path for entry in leaves]
+            if path in paths:
+                position = paths.index(path)
+                rest = paths[position + 1 :] or paths[:position][-1:]
+                return rest[0] if rest else None
         return None
 
     def select_path(self, path: str) -> bool:
@@ -156,6 +183,11 @@ class MemoryTree(Tree[NodeData]):
                     (group, f"… {hidden:,} older: type in the filter to find them")
                 )
             shown += len(members)
+        if terms and not shown and self.root.children:
+            # An empty result says so, rather than only "Private (0)".
+            self.root.children[0].add_leaf(
+                f"No memory matches “{self._filter.strip()}” · Esc clears the filter", NO_MATCH
+            )
         self.shown_count = shown
         self._add_batch(self._generation, pending, keep)
 
@@ -192,7 +224,13 @@ class MemoryTree(Tree[NodeData]):
                 # Reading `last_line` lays the lines out now, so the cursor lands on this very
                 # frame (at start-up, the first one) rather than on the next.
                 _ = self.last_line
+                line = self.cursor_line
                 self.move_cursor(target)
+                if self.cursor_line == line:
+                    # Tree only says "highlighted" when the line number changes; a rebuild
+                    # can put another memory on the same line (a new file, a rename, a
+                    # delete), and the viewer must follow it.
+                    self.post_message(self.NodeHighlighted(target))
         if pending:
             self.set_timer(BATCH_DELAY_S, partial(self._add_batch, generation, pending, keep))
             return
@@ -202,6 +240,10 @@ class MemoryTree(Tree[NodeData]):
         self.post_message(self.Filled())
 
     # --- rendering ---------------------------------------------------------------------
+
+    def process_label(self, label: str | Text) -> Text:
+        # Labels are file names and counts: `note[n0].md` is a name, not a style tag.
+        return super().process_label(Text(label) if isinstance(label, str) else label)
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Leaves are padded to the widget's width, so measuring each one (which Tree does for
@@ -230,7 +272,7 @@ class MemoryTree(Tree[NodeData]):
 
     def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
         data = node.data
-        if data == MORE:
+        if data in (MORE, NO_MATCH):
             label = super().render_label(node, base_style, style)
             label.stylize(self._style("memory-tree--meta"))
             return label
@@ -249,7 +291,8 @@ class MemoryTree(Tree[NodeData]):
         prefix = next((p for s, _t, p in GROUPS if s == data.scope), "")
         name = data.path[len(prefix) :] if prefix and data.path.startswith(prefix) else data.path
         name = name.removesuffix(".md")
-        name_width = max(4, width - 2 - _TAIL_WIDTH)
+        narrow = width < NARROW_ROW
+        name_width = max(4, width - 2 - (_NARROW_TAIL_WIDTH if narrow else _TAIL_WIDTH))
         if len(name) > name_width:
             name = name[: name_width - 1] + "…"
         age = age_short(age_days(data.mtime_ms, self._now_ms()))
@@ -261,7 +304,7 @@ class MemoryTree(Tree[NodeData]):
             " ",
             name.ljust(name_width),
             (f"{age:>6}", meta_style),
-            (f"{tokens_short(data.tokens):>6}", meta_style),
+            ("" if narrow else f"{tokens_short(data.tokens):>6}", meta_style),
             " ",
             (
                 mark,

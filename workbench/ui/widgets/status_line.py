@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
 
@@ -29,6 +30,21 @@ class StatusLine(Widget):
     """What the workbench last did, in a few words."""
     engine_path: reactive[str] = reactive("")
     """Which engine path produced what is on screen (local store, offline ranker, model…)."""
+
+    MESSAGE_SECONDS = 15.0
+    """How long `say` keeps a message on the line."""
+    _expiry: Timer | None = None
+
+    def say(self, message: str) -> None:
+        """Show what the workbench just did, for a while (an old message reads as news)."""
+        self.last_action = message
+        if self._expiry is not None:
+            self._expiry.stop()
+        self._expiry = self.set_timer(self.MESSAGE_SECONDS, self._expire)
+
+    def _expire(self) -> None:
+        self._expiry = None
+        self.last_action = ""
 
     def render(self) -> Content:
         parts: list[Content] = [Content.styled(f" {self.project} ", "bold $text-primary")]

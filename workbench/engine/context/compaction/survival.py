@@ -8,7 +8,7 @@ re-discover after a compaction, so the preview lists them for review.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,6 +143,24 @@ def _command_text(command: str) -> str:
     return first if len(first) <= 200 else first[:199] + "…"
 
 
+def summary_keeps(summary: str) -> Callable[[str], bool]:
+    """Whether `summary` still names a fact: verbatim, as the same number without thousands
+    separators, or (for a path) by its last two components."""
+    digits = summary.replace(",", "")
+
+    def keep(value: str) -> bool:
+        if value in summary:
+            return True
+        if value.replace(",", "") in digits and any(c.isdigit() for c in value):
+            return True
+        if "/" in value:
+            tail = "/".join(value.rstrip("/").split("/")[-2:])
+            return tail in summary
+        return False
+
+    return keep
+
+
 def check_survival(
     messages: Sequence[Any], summary: str | None = None, *, summary_source: str | None = None
 ) -> SurvivalReport:
@@ -177,21 +195,7 @@ def check_survival(
                     if pattern is _CODE_SPAN and (" " in value.strip() or value in found_paths):
                         continue
                     identifiers.add(value, uuid)
-    keep = None
-    if summary is not None:
-        flat = summary
-        digits = summary.replace(",", "")
-
-        def keep(value: str) -> bool:
-            if value in flat:
-                return True
-            if value.replace(",", "") in digits and any(c.isdigit() for c in value):
-                return True
-            if "/" in value:
-                tail = "/".join(value.rstrip("/").split("/")[-2:])
-                return tail in flat
-            return False
-
+    keep = summary_keeps(summary) if summary is not None else None
     return SurvivalReport(
         paths=paths.items(keep),
         commands=commands.items(keep),

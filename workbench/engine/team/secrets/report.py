@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from workbench.engine import userfiles
 from workbench.engine.errors import NotFoundError
+from workbench.engine.team.secrets.fingerprint import fingerprint
 from workbench.engine.team.secrets.prefilter import get_prefilter
 from workbench.engine.team.secrets.scanner import SecretFinding, find_secrets_many
 from workbench.engine.team.secrets.suppression import Baseline, suppress
@@ -66,6 +67,41 @@ class SecretScanReport:
         }
 
 
+def _stable(finding: SecretFinding, key: str, text: str) -> SecretFinding:
+    """The finding fingerprinted by its path relative to the scan root, not to wherever the
+    scan was run from, so a baseline keeps matching from any current folder."""
+    if key == finding.path:
+        return finding
+    secret = text[finding.start : finding.end]
+    return replace(finding, fingerprint=fingerprint(finding.rule_id, key, secret))
+
+
+def fingerprint_key(file: Path, root: Path) -> str:
+    """How a file is named in fingerprints: relative to the folder that was scanned; a file
+    named on its own, relative to its git repository (else by its name)."""
+    absolute = Path(os.path.abspath(file))
+    if os.path.isdir(root):
+        base = Path(os.path.abspath(root))
+    else:
+        base = _repository(absolute.parent) or absolute.parent
+    return os.path.relpath(absolute, base).replace(os.sep, "/")
+
+
+def _repository(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _files_with_keys(
+    paths: Sequence[str | Path], on_error: Callable[[OSError], None] | None
+) -> Iterator[tuple[Path, str]]:
+    for raw in paths:
+        for file in iter_files([raw], on_error=on_error):
+            yield file, fingerprint_key(file, Path(raw))
+
+
 def iter_files(
     paths: Sequence[str | Path], on_error: Callable[[OSError], None] | None = None
 ) -> Iterator[Path]:
@@ -112,10 +148,13 @@ def scan_files(
     batch: list[tuple[str, str]] = []
     batch_bytes = 0
 
+    keys: dict[str, str] = {}
+
     def flush() -> None:
         nonlocal inline, by_baseline, batch_bytes
         results = find_secrets_many(batch, backend=backend)
-        for (_name, text), findings in zip(batch, results, strict=True):
+        for (name, text), found in zip(batch, results, strict=True):
+            findings = [_stable(f, keys[name], text) for f in found]
             everything.extend(findings)
             outcome = suppress(text, findings, baseline)
             kept.extend(outcome.kept)
@@ -128,8 +167,9 @@ def scan_files(
         name = display(Path(exc.filename)) if exc.filename else "?"
         unreadable.append(UnreadableFile(name, exc.strerror or exc.__class__.__name__))
 
-    for file in iter_files(paths, on_error=unlistable):
+    for file, key in _files_with_keys(paths, unlistable):
         name = display(file)
+        keys[name] = key
         try:
             text = read_text(file)
         except OSError as exc:

@@ -1,0 +1,322 @@
+"""`workbench hook EVENT` fed the JSON Claude Code sends: snapshots, loss reports, load reports,
+and bad input that never blocks a session."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from secretgen import make_token
+
+from workbench.engine import Engine
+from workbench.engine.context.compaction_log import check_session_id
+
+from .conftest import LiveProject, hook_env
+
+SUMMARY_RAW = (
+    "<analysis>The user named 170,251 ms and the pytest command.</analysis>\n"
+    "<summary>\n1. Fix the retry logic in src/net/retry.py.\n2. RetryPolicy changes.\n</summary>"
+)
+
+
+def compaction_files(project: LiveProject) -> list[Path]:
+    home = Path(os.environ["WORKBENCH_HOME"]) / "compactions"
+    return sorted(home.rglob("*.json"))
+
+
+def test_pre_then_post_compact_keeps_a_snapshot_and_reports_what_the_summary_lost(
+    live_project: LiveProject, run_cli
+) -> None:
+    code, out, err = run_cli(
+        "hook",
+        "PreCompact",
+        stdin=live_project.hook_input("PreCompact", trigger="auto", custom_instructions=""),
+    )
+    assert (code, err) == (0, "")
+    answer = json.loads(out)
+    assert "saved what this compaction replaces" in answer["systemMessage"]
+    [file] = compaction_files(live_project)
+    assert file.parent.name == live_project.builder.session_id
+    snapshot = json.loads(file.read_text())["snapshot"]
+    assert snapshot["trigger"] == "auto"
+    assert snapshot["transcript_bytes"] == live_project.transcript.stat().st_size
+    facts = {kind: [f["value"] for f in items] for kind, items in snapshot["facts"].items()}
+    assert str(live_project.root / "src/net/retry.py") in facts["paths"]
+    assert "pytest tests/net -k test_backoff -q" in facts["commands"]
+    assert "170,251" in facts["numbers"] and "2.5" in facts["numbers"]
+    assert {"RetryPolicy", "max_attempts", "backoff_factor"} <= set(facts["identifiers"])
+
+    # Claude Code compacts: a boundary and the summary record it wrote after it.
+    live_project.builder.compact(
+        "This session is being continued from a previous conversation.\n\nSummary:\n"
+        "1. Fix the retry logic in src/net/retry.py (RetryPolicy, max_attempts).",
+        pre_tokens=61_000,
+        post_tokens=4_200,
+    )
+    live_project.write()
+    code, out, err = run_cli(
+        "hook",
+        "PostCompact",
+        stdin=live_project.hook_input("PostCompact", trigger="auto", compact_summary=SUMMARY_RAW),
+    )
+    assert (code, err) == (0, "")
+    message = json.loads(out)["systemMessage"]
+    assert "lost" in message and "pytest tests/net -k test_backoff -q" in message
+    [file] = compaction_files(live_project)
+    report = json.loads(file.read_text())["report"]
+    assert report["summary_source"] == "transcript"
+    assert (report["pre_tokens"], report["post_tokens"], report["trigger"]) == (
+        61_000,
+        4_200,
+        "auto",
+    )
+    assert report["lost"]["commands"] == ["pytest tests/net -k test_backoff -q"]
+    assert set(report["lost"]["numbers"]) == {"170,251", "2.5"}
+    assert report["lost"]["identifiers"] == ["backoff_factor"]
+    assert report["lost"]["paths"] == []
+    assert report["kept"]["identifiers"] == 2
+
+    code, out, _ = run_cli("compactions", "--json", "--project", str(live_project.root))
+    listed = json.loads(out)
+    assert listed["session_id"] == live_project.builder.session_id
+    assert [c["report"]["lost_count"] for c in listed["compactions"]] == [4]
+
+
+def test_post_compact_falls_back_to_the_hook_summary_then_upgrades_to_the_transcript(
+    live_project: LiveProject, run_cli
+) -> None:
+    run_cli("hook", "PreCompact", stdin=live_project.hook_input("PreCompact", trigger="manual"))
+    # The transcript does not have the summary record yet; PostCompact's copy stands in, with
+    # the analysis block removed (the model never sees it after compaction).
+    code, _, _ = run_cli(
+        "hook",
+        "PostCompact",
+        "--wait",
+        "0",
+        stdin=live_project.hook_input("PostCompact", trigger="manual", compact_summary=SUMMARY_RAW),
+    )
+    assert code == 0
+    log = live_project.engine.context.compaction_log
+    [record] = log.records(live_project.builder.session_id, refresh=False)
+    assert record.report is not None and record.report.summary_source == "hook input"
+    assert "170,251" in record.report.lost["numbers"]
+    # Once the transcript holds the record, reading the history re-checks against it.
+    live_project.builder.compact("Summary:\nretry.py done; 170,251 ms kept.", trigger="manual")
+    live_project.write()
+    [record] = log.records(live_project.builder.session_id)
+    assert record.report is not None and record.report.summary_source == "transcript"
+    assert "170,251" not in record.report.lost["numbers"]
+
+
+def test_post_compact_without_a_snapshot_says_so(live_project: LiveProject, run_cli) -> None:
+    live_project.builder.compact("Summary:\nnothing much")
+    live_project.write()
+    code, out, _ = run_cli("hook", "PostCompact", stdin=live_project.hook_input("PostCompact"))
+    assert code == 0
+    assert "could not be checked: no PreCompact snapshot" in json.loads(out)["systemMessage"]
+
+
+def test_a_secret_in_a_command_never_reaches_the_snapshot(
+    live_project: LiveProject, run_cli
+) -> None:
+    token = make_token("github-pat")
+    live_project.builder.tool_call("Bash", {"command": f"export GH_TOKEN={token} && make"}, "ok")
+    live_project.write()
+    code, out, _ = run_cli("hook", "PreCompact", stdin=live_project.hook_input("PreCompact"))
+    assert code == 0 and token not in out
+    [file] = compaction_files(live_project)
+    text = file.read_text()
+    assert token not in text
+    assert "export GH_TOKEN=[REDACTED] && make" in text
+
+
+def index_lines(count: int) -> str:
+    return "".join(f"- [Note {i}](note_{i}.md) — note number {i}\n" for i in range(count))
+
+
+def test_session_start_reports_what_loaded_as_a_user_message_only(
+    live_project: LiveProject, run_cli
+) -> None:
+    memory = live_project.memory_dir
+    (memory / "MEMORY.md").write_text(
+        "- [Testing](feedback_testing.md) — run pytest -q\n"
+        "- [Gone](gone.md) — a file that was deleted\n" + index_lines(210),
+        encoding="utf-8",
+    )
+    old = memory / "feedback_testing.md"
+    os.utime(old, (old.stat().st_mtime - 90 * 86_400,) * 2)
+    hook = live_project.hook_input("SessionStart", source="startup", model="claude-sonnet-4-6")
+    code, out, err = run_cli("hook", "SessionStart", stdin=hook)
+    assert (code, err) == (0, "")
+    answer = json.loads(out)
+    assert "hookSpecificOutput" not in answer  # nothing reaches the model unless asked
+    message = answer["systemMessage"]
+    assert "200 of 212 entries loaded; 12 fell off past line 200: Note 198, Note 199" in message
+    assert "links to missing files" in message and "gone.md" in message
+    assert "feedback_testing.md (90 days)" in message
+
+    code, out, _ = run_cli("hook", "SessionStart", "--context", stdin=hook)
+    context = json.loads(out)["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart"
+    assert "Note 209" in context["additionalContext"]
+
+
+def test_session_start_quiet_says_nothing_when_all_loads(
+    live_project: LiveProject, run_cli
+) -> None:
+    hook = live_project.hook_input("SessionStart", source="resume")
+    code, out, _ = run_cli("hook", "SessionStart", stdin=hook)
+    assert code == 0 and "all 1 entry loaded" in json.loads(out)["systemMessage"]
+    code, out, err = run_cli("hook", "SessionStart", "--quiet", stdin=hook)
+    assert (code, out, err) == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("event", "stdin", "message"),
+    [
+        ("PreCompact", "", "no hook input on stdin"),
+        ("PreCompact", "{not json", "the hook input is not JSON"),
+        ("PreCompact", "[1, 2]", "must be a JSON object"),
+        ("PreCompact", {"hook_event_name": "PreCompact"}, "has no transcript_path"),
+        ("PreCompact", {"hook_event_name": "Stop"}, "is for Stop, but this hook handles"),
+        ("Bogus", {}, "unknown hook event 'Bogus'"),
+        (
+            "PostCompact",
+            {"session_id": "../../etc", "transcript_path": "/nowhere.jsonl"},
+            "not a session id",
+        ),
+        ("PreCompact", {"transcript_path": "/nowhere/at/all.jsonl"}, "no transcript at"),
+    ],
+)
+def test_bad_input_is_one_line_and_never_blocks(run_cli, event, stdin, message) -> None:
+    code, out, err = run_cli("hook", event, stdin=stdin)
+    # 1, never 2: Claude Code treats 2 as "block this compaction / this stop".
+    assert code == 1 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_a_real_hook_process_prints_only_json(live_project: LiveProject) -> None:
+    hook = live_project.hook_input("SessionStart", source="startup")
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "hook", "SessionStart"],
+        input=json.dumps(hook),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["systemMessage"].startswith("Memory Workbench: MEMORY.md")
+    broken = subprocess.run(
+        [sys.executable, "-m", "workbench", "hook", "PreCompact"],
+        input="{",
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (broken.returncode, broken.stdout) == (1, "")
+    assert "Traceback" not in broken.stderr and len(broken.stderr.splitlines()) == 1
+
+
+def test_stop_does_nothing_unless_asked(live_project: LiveProject, run_cli) -> None:
+    code, out, err = run_cli("hook", "Stop", stdin=live_project.hook_input("Stop"))
+    assert (code, out, err) == (0, "", "")
+    code, out, err = run_cli("hook", "SessionEnd", stdin=live_project.hook_input("SessionEnd"))
+    assert (code, out, err) == (0, "", "")
+
+
+def test_stop_with_propose_queues_the_extraction_for_review(
+    live_project: LiveProject, run_cli, fake_messages_api
+) -> None:
+    from workbench.engine.agents.review_queue import ReviewQueue
+
+    memory = live_project.memory_dir
+    new_memory = (
+        "---\nname: Retry timeouts\ndescription: the retry timeout this project uses\n"
+        "type: project\n---\n\nThe retry timeout is 170,251 ms.\n"
+    )
+    fake_messages_api.reply_tool_use(
+        [("Write", {"file_path": str(memory / "project_retry.md"), "content": new_memory})]
+    )
+    fake_messages_api.reply_text("Saved.")
+    before = sorted(p.name for p in memory.iterdir())
+    code, out, err = run_cli(
+        "hook", "Stop", "--propose", "--foreground", stdin=live_project.hook_input("Stop")
+    )
+    assert code == 0, err
+    assert "proposed 1 memory change for review" in json.loads(out)["systemMessage"]
+    assert sorted(p.name for p in memory.iterdir()) == before  # nothing written yet
+    engine = Engine.open(live_project.root)
+    assert [p.path for p in ReviewQueue(engine).list()] == ["project_retry.md"]
+
+
+def test_session_ids_from_hook_input_are_checked() -> None:
+    assert check_session_id(SESSION_OK) == SESSION_OK
+    for bad in ("..", "a/b", "", "x" * 200, ".hidden/..", None, 3):
+        with pytest.raises(Exception, match="not a session id"):
+            check_session_id(bad)
+
+
+SESSION_OK = "5e55a0e1-aaaa-4bbb-8ccc-0123456789ab"
+
+
+def test_messages_kept_verbatim_by_a_partial_compaction_are_not_lost(
+    live_project: LiveProject, run_cli
+) -> None:
+    builder = live_project.builder
+    run_cli("hook", "PreCompact", stdin=live_project.hook_input("PreCompact", trigger="auto"))
+    # Newer Claude Code keeps the last messages as they were and marks them on the boundary.
+    kept = [e for e in builder.entries if e.get("type") in ("user", "assistant")][-2:]
+    builder.compact(
+        "Summary:\nFixing src/net/retry.py.",
+        preserved_segment={
+            "headUuid": kept[0]["uuid"],
+            "anchorUuid": "a1",
+            "tailUuid": kept[-1]["uuid"],
+        },
+    )
+    live_project.write()
+    code, out, _ = run_cli("hook", "PostCompact", stdin=live_project.hook_input("PostCompact"))
+    assert code == 0
+    [record] = live_project.engine.context.compaction_log.records(builder.session_id)
+    report = record.report
+    assert report is not None and "kept verbatim" in report.note
+    # The reply naming these was kept whole, so they survived without the summary.
+    assert "backoff_factor" not in report.lost["identifiers"]
+    assert "2.5" not in report.lost["numbers"]
+    assert "pytest tests/net -k test_backoff -q" in report.lost["commands"]
+
+
+def test_a_snapshot_without_its_post_compact_is_closed_by_the_next(
+    live_project: LiveProject, run_cli
+) -> None:
+    hook = live_project.hook_input("PreCompact", trigger="manual")
+    run_cli("hook", "PreCompact", stdin=hook)
+    run_cli("hook", "PreCompact", stdin=hook)  # the first compaction never finished
+    first, second = live_project.engine.context.compaction_log.records(
+        live_project.builder.session_id
+    )
+    assert first.report is not None and not first.report.checked
+    assert "no PostCompact followed" in first.report.note
+    assert second.report is None
+
+
+def test_stop_with_propose_detaches_the_extraction(live_project: LiveProject, run_cli) -> None:
+    import time
+
+    code, out, err = run_cli("hook", "Stop", "--propose", stdin=live_project.hook_input("Stop"))
+    assert (code, out, err) == (0, "", "")  # the session does not wait for it
+    log = Path(os.environ["WORKBENCH_HOME"]) / "logs" / "extract-hook.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (log.exists() and log.read_text().strip()):
+        time.sleep(0.2)
+    # Without a key the extraction only says why it did not run; it ran all the same.
+    assert "ANTHROPIC_API_KEY" in log.read_text()

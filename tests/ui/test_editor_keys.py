@@ -1,0 +1,90 @@
+"""The editor's keys do what its footer says: Esc cancels (in the form and in raw mode), Tab
+and Shift+Tab move between fields, and a blank new memory is not shown as wrong."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select, Static, TextArea
+
+from tests.ui.conftest import settle
+from workbench.ui.messages import OpenMemoryRequested
+from workbench.ui.screens.confirm import ConfirmModal
+from workbench.ui.screens.editor import MemoryEditorScreen
+from workbench.ui.screens.main import MainScreen
+
+SIZE = (120, 36)
+
+
+async def open_editor(app, pilot, path: str | None = None) -> MemoryEditorScreen:  # type: ignore[no-untyped-def]
+    await settle(app, pilot)
+    if path is not None:
+        app.screen.post_message(OpenMemoryRequested(path))
+        await settle(app, pilot)
+    await pilot.press("e" if path else "n")
+    await settle(app, pilot)
+    editor = app.screen
+    assert isinstance(editor, MemoryEditorScreen)
+    return editor
+
+
+async def test_escape_leaves_the_editor_in_raw_mode(memory_project, app_factory):
+    (memory_project.memory_dir / "broken.md").write_text("---\nname: never closed\nbody\n")
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "broken.md")
+        assert editor.raw and editor.query_one("#field-body", TextArea).has_focus
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_first_escape_in_the_form_cancels_from_any_field(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "user_role.md")
+        editor.query_one("#field-body", TextArea).focus()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)  # nothing changed: gone at once
+        editor = await open_editor(app, pilot, "user_role.md")
+        body = editor.query_one("#field-body", TextArea)
+        body.focus()
+        await pilot.press("x", "escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)  # a change: asked first
+        assert app.screen.question == "Discard your changes?"
+
+
+async def test_tab_moves_out_of_the_body_and_shift_tab_back(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "user_role.md")
+        body = editor.query_one("#field-body", TextArea)
+        text = body.text
+        body.focus()
+        await pilot.press("tab")
+        await pilot.pause()
+        assert body.text == text and not body.has_focus  # no spaces inserted
+        body.focus()
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert editor.focused is editor.query_one("#field-description", Input)
+        assert body.border_subtitle == "tab / shift+tab: next / previous field"
+
+
+async def test_a_blank_new_memory_shows_no_errors_until_something_is_typed(
+    memory_project, app_factory
+):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot)
+        findings = str(editor.query_one(".editor-findings", Static).render())
+        assert "name-missing" not in findings and "type-missing" not in findings
+        assert "Choose a type" in findings
+        assert not editor.query("Input.-invalid, Select.-invalid")
+        assert {f.rule for f in editor.findings} >= {"name-missing", "type-missing"}
+        editor.query_one("#field-name", Input).focus()
+        await pilot.press(*"Pager")
+        await settle(app, pilot)
+        findings = str(editor.query_one(".editor-findings", Static).render())
+        assert "type-missing" in findings and "name-missing" not in findings
+        assert editor.query_one("#field-type", Select).has_class("-invalid")
