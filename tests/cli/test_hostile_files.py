@@ -167,7 +167,7 @@ def test_socket_is_refused_by_show_and_redact_in_process(project: Project, capsy
     assert main(project.argv("show", "x.md")) == 2
     assert main(project.argv("redact", str(project.memory / "x.md"))) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and all("x.md: a socket, not a regular file" in line for line in err)
+    assert len(err) == 2 and all("x.md" in line and "not a regular file" in line for line in err)
 
 
 def test_loop_index_in_process_names_the_loop(project: Project, capsys):
@@ -250,12 +250,6 @@ def test_special_transcript_is_one_error(project: Project, tmp_path: Path, make,
     assert_one_line_error(run(project, command, str(target)), "session.jsonl", "not a regular")
 
 
-def test_statusline_on_a_fifo_transcript_is_one_error(project: Project, tmp_path: Path):
-    target = make_fifo(tmp_path / "live.jsonl")
-    payload = json.dumps({"transcript_path": str(target)}).encode()
-    assert_one_line_error(run(project, "statusline", stdin=payload), "named pipe")
-
-
 def test_session_memory_file_that_is_a_pipe_or_device(project: Project, tmp_path: Path):
     fifo = make_fifo(tmp_path / "summary.md")
     assert_one_line_error(run(project, "session-memory", "--file", str(fifo)), "named pipe")
@@ -274,9 +268,13 @@ def test_settings_and_baseline_from_dev_zero_are_one_line_errors(project: Projec
     )
 
 
-def test_statusline_stdin_from_dev_zero_is_one_line_error(project: Project):
+def test_statusline_stdin_from_dev_zero_is_bounded(project: Project):
     result = run(project, "statusline", stdin=Path("/dev/zero"))
-    assert_one_line_error(result, "status-line input", "limit")
+    assert_clean(result)
+    assert result.code == 0 and len(result.out.splitlines()) == 1  # the fallback line
+    assert result.err.splitlines() == [
+        "workbench: the status-line input is over the 1MB limit; not read"
+    ]
 
 
 def test_deep_json_settings_baseline_and_payload_in_process(project: Project, capsys, monkeypatch):
@@ -294,8 +292,10 @@ def test_deep_json_settings_baseline_and_payload_in_process(project: Project, ca
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO(deep_json(100_000, key="transcript_path")))
-    assert main(project.argv("statusline")) == 2
-    err = capsys.readouterr().err.splitlines()
+    assert main(project.argv("statusline")) == 0  # with its fallback line
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 1
+    err = captured.err.splitlines()
     assert len(err) == 1 and "nests deeper than 100 levels" in err[0]
 
 
@@ -306,4 +306,39 @@ def test_proc_files_are_refused(project: Project):
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/fd/1"), reason="needs /proc")
 def test_stdout_through_proc_is_refused(project: Project):
+    assert_one_line_error(run(project, "gauge", "/proc/self/fd/1"), "not a regular file")
     assert_one_line_error(run(project, "redact", "/proc/self/fd/1"), "not a regular file")
+
+
+# --- hooks, the status line's index check, integrate ---------------------------------------
+
+
+def test_hook_input_is_bounded_and_depth_checked(project: Project):
+    for stdin in (Path("/dev/zero"), deep_json(100_000, key="session_id").encode()):
+        result = run(project, "hook", "SessionStart", stdin=stdin)
+        assert_clean(result)
+        # A hook answers its own trouble with exit 1 and one line (2 would block Claude Code).
+        assert result.code == 1 and len(result.err.splitlines()) == 1, result.err
+        assert "limit" in result.err or "nests deeper" in result.err
+
+
+def test_statusline_never_waits_on_a_pipe(project: Project, transcript: Path, tmp_path: Path):
+    # The status line always prints one line (Claude Code blanks it otherwise): a pipe for a
+    # transcript is not a session yet, and a pipe for MEMORY.md is not waited on.
+    fifo = make_fifo(tmp_path / "live.jsonl")
+    result = run(project, "statusline", stdin=json.dumps({"transcript_path": str(fifo)}).encode())
+    assert_clean(result)
+    assert result.code == 0 and len(result.out.splitlines()) == 1 and "new session" in result.out
+    (project.memory / "MEMORY.md").unlink()
+    make_fifo(project.memory / "MEMORY.md")
+    payload = json.dumps({"transcript_path": str(transcript), "cwd": str(project.root)})
+    result = run(project, "statusline", stdin=payload.encode())
+    assert_clean(result)
+    assert result.code == 0 and len(result.out.splitlines()) == 1
+
+
+def test_integrate_refuses_a_settings_file_that_is_a_device(project: Project):
+    (project.home / "settings.json").unlink(missing_ok=True)
+    link_to_dev_zero(project.home / "settings.json")
+    result = run(project, "integrate", "claude", "--dry-run")
+    assert_one_line_error(result, "settings.json", "character device")

@@ -285,8 +285,10 @@ class ContextService:
         """How MEMORY.md (or the team one) is cut, or None when it cannot be cut."""
         loc = self.engine.locations
         path = loc.team_entrypoint if team else loc.entrypoint
-        try:
-            data = Path(path).read_bytes()
+        from workbench.engine.userfiles import INDEX_LIMIT, read_bytes
+
+        try:  # a regular file only: a pipe named MEMORY.md must not stall the status line
+            data = read_bytes(path, INDEX_LIMIT, "MEMORY.md")
         except OSError:
             return None
         # A UTF-16 length never exceeds the UTF-8 byte count, and loading only removes text:
