@@ -634,7 +634,7 @@ class MemoryStore:
         findings = []
         for path in sorted(p for p in team_dir.rglob("*") if p.is_file() and p.suffix != ".md"):
             try:
-                text = read_text(path, SCANNED_FILE_LIMIT, "a team file")
+                text = read_text(path, SCANNED_FILE_LIMIT, "a team file", universal_newlines=True)
             except OSError:
                 continue
             findings.extend(_team_secret_lints(self.relative(path), text))

@@ -215,9 +215,15 @@ def read_bytes(
     return data
 
 
-def read_text(path: str | os.PathLike[str], limit: int, what: str) -> str:
-    """`read_bytes` decoded as Node decodes UTF-8: invalid bytes become U+FFFD."""
-    return read_bytes(path, limit, what).decode("utf-8", errors="replace")
+def read_text(
+    path: str | os.PathLike[str], limit: int, what: str, *, universal_newlines: bool = False
+) -> str:
+    """`read_bytes` decoded as Node decodes UTF-8: invalid bytes become U+FFFD. With
+    `universal_newlines`, CRLF and CR become LF, as `Path.read_text` gives them."""
+    text = read_bytes(path, limit, what).decode("utf-8", errors="replace")
+    if universal_newlines and "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def read_start(

@@ -131,7 +131,9 @@ class MemoryTools:
             entries = self.engine.memories.list(scope)
             for entry in entries:
                 try:
-                    text = read_text(entry.abs_path, MEMORY_FILE_LIMIT, "a memory file")
+                    text = read_text(
+                        entry.abs_path, MEMORY_FILE_LIMIT, "a memory file", universal_newlines=True
+                    )
                 except OSError:
                     continue
                 haystack = f"{entry.name}\n{entry.description or ''}\n{text}".lower()
@@ -403,7 +405,9 @@ class MemoryTools:
         with self.lock:
             target = self._memory_path(rel, index_ok=True)
             try:
-                text = read_text(target, MEMORY_FILE_LIMIT, "a memory file")
+                text = read_text(
+                    target, MEMORY_FILE_LIMIT, "a memory file", universal_newlines=True
+                )
             except FileNotFoundError:
                 raise NotFoundError(f"no memory file {rel}") from None
             except IsADirectoryError:

@@ -463,6 +463,8 @@ def _read_optional(path: str) -> str | None:
     if os.path.isdir(path):
         return None
     try:
-        return read_text(path, NOTES_LIMIT, "a session-memory or summary file")
+        return read_text(
+            path, NOTES_LIMIT, "a session-memory or summary file", universal_newlines=True
+        )
     except (FileNotFoundError, NotADirectoryError):
         return None

@@ -94,6 +94,7 @@ class LoadedText:
 def _load_custom(path: Path) -> LoadedText:
     try:
         text = read_bytes(path, NOTES_LIMIT, "a session-memory template").decode("utf-8")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # as read_text gave it
     except FileNotFoundError:
         return LoadedText(None, "default", str(path))
     except (OSError, UnicodeDecodeError) as exc:
@@ -396,7 +397,9 @@ def read_session_memory(path: str, config_home: str) -> SessionMemoryReport:
     target = Path(path)
     try:
         content: str | None = (
-            None if target.is_dir() else read_text(target, NOTES_LIMIT, "a session-memory file")
+            None
+            if target.is_dir()
+            else read_text(target, NOTES_LIMIT, "a session-memory file", universal_newlines=True)
         )
     except (FileNotFoundError, NotADirectoryError):
         content = None

@@ -189,7 +189,7 @@ def _read_disk(path: str, project_root: str | None) -> str | None:
     if not target.is_absolute() and project_root:
         target = Path(project_root) / target
     try:  # a regular file only: a path named in a transcript may be a pipe or a device
-        return read_text(target, _MAX_DISK_READ, "a file to restore")
+        return read_text(target, _MAX_DISK_READ, "a file to restore", universal_newlines=True)
     except OSError:
         return None
 
@@ -353,7 +353,8 @@ def _skill_file(name: str, skill_dirs: Sequence[str]) -> tuple[str | None, str |
     for folder in skill_dirs:
         candidate = Path(folder) / short / "SKILL.md"
         try:
-            return str(candidate), read_text(candidate, NOTES_LIMIT, "a skill file")
+            text = read_text(candidate, NOTES_LIMIT, "a skill file", universal_newlines=True)
+            return str(candidate), text
         except OSError:
             continue
     return None, None
