@@ -11,6 +11,7 @@ bounded. JSON is checked for depth before it is parsed, since both parsers recur
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import re
@@ -275,6 +276,23 @@ def iter_lines(stream: IO[bytes], max_line: int = TRANSCRIPT_LINE_LIMIT) -> Iter
         while (rest := readline(1 << 20)) and rest[-1:] != b"\n":
             pass  # the rest of a runaway line: read past it, never held
         yield b"\n" if rest else b""
+
+
+def line_pieces(stream: IO[bytes], max_line: int = TRANSCRIPT_LINE_LIMIT) -> Iterator[bytes]:
+    """The lines of a buffered stream as a C-level iterator (no Python frame per line, for
+    hot loops), each at most `max_line` + 1 bytes: a piece that long without a newline is
+    the start of a runaway line, which the caller passes to `skip_rest_of_line`."""
+    return iter(functools.partial(stream.readline, max_line + 1), b"")
+
+
+def skip_rest_of_line(pieces: Iterator[bytes]) -> int:
+    """Read past the rest of a runaway line; how many more pieces it took."""
+    count = 0
+    for piece in pieces:
+        count += 1
+        if piece[-1:] == b"\n":
+            break
+    return count
 
 
 # --- JSON -----------------------------------------------------------------------------------

@@ -19,10 +19,10 @@ except ImportError:  # pragma: no cover - jiter is a declared dependency
     _fast_loads = None
 
 
-def parse_line(line: bytes) -> dict[str, Any] | None:
+def parse_line(line: bytes, _limit: int = TRANSCRIPT_LINE_LIMIT) -> dict[str, Any] | None:
     """One JSONL line as a dict; None when it is not a JSON object (or is over the
     per-line limit: a runaway line would cost many times its size once parsed)."""
-    if len(line) > TRANSCRIPT_LINE_LIMIT:
+    if len(line) > _limit:
         return None
     if _fast_loads is not None:
         try:
