@@ -24,6 +24,7 @@ from workbench.engine.team.secrets.scanner import (
     scan_for_secrets,
 )
 from workbench.engine.team.secrets.suppression import Baseline, Exclusions
+from workbench.engine.userfiles import read_start
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -128,8 +129,7 @@ class TeamService:
         """A file's text with every secret replaced (the file itself is not changed).
         Binary files are refused: their bytes are never echoed."""
         file = self.resolve_file(path)
-        with open(file, "rb") as handle:
-            head = handle.read(8192)
+        head, _ = read_start(file, 8192)  # a regular file only, even if swapped since
         if b"\0" in head:
             raise UserInputError(f"{path} is a binary file; redact prints text files only")
         return self.redact_text(read_text(file))

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from workbench.engine import userfiles
 from workbench.engine.errors import NotFoundError
 from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.team.secrets.fingerprint import fingerprint
@@ -187,8 +188,9 @@ def iter_files(
 
 
 def read_text(path: Path) -> str:
-    """A file as Node reads it with `utf8`: invalid bytes become U+FFFD, never an error."""
-    return path.read_bytes().decode("utf-8", errors="replace")
+    """A file as Node reads it with `utf8`: invalid bytes become U+FFFD, never an error.
+    Only a regular file under the scan limit is read (a pipe would never end)."""
+    return userfiles.read_text(path, userfiles.SCANNED_FILE_LIMIT, "a scanned file")
 
 
 STDIN_NAME = "<stdin>"

@@ -35,6 +35,13 @@ from workbench.engine.atomic import atomic_write_bytes
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.team.secrets.rules import RULE_IDS
 from workbench.engine.team.secrets.scanner import SecretFinding
+from workbench.engine.userfiles import (
+    BASELINE_LIMIT,
+    JSON_MAX_DEPTH,
+    UnreadableFileError,
+    json_too_deep,
+    read_bytes,
+)
 
 ALLOW_MARKER = "workbench:allow-secret"
 ALLOW_NEXT_LINE_MARKER = "workbench:allow-secret-next-line"
@@ -124,9 +131,12 @@ class Baseline:
         """Read a baseline file in any of the accepted formats."""
         file = Path(path)
         try:
-            text = file.read_text(encoding="utf-8")
+            raw = read_bytes(file, BASELINE_LIMIT, "a baseline file")
+            text = raw.decode("utf-8")
         except FileNotFoundError:
             raise NotFoundError(f"baseline file not found: {file}") from None
+        except UnreadableFileError as exc:
+            raise UserInputError(f"cannot read baseline file {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise UserInputError(f"cannot read baseline file {file}: {exc}") from None
         stripped = text.lstrip()
@@ -224,6 +234,8 @@ def _from_lines(text: str, file: Path) -> set[str]:
 
 
 def _from_json(text: str, file: Path) -> dict[str, BaselineEntry]:
+    if json_too_deep(text):
+        raise UserInputError(f"{file}: the baseline nests deeper than {JSON_MAX_DEPTH} levels")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
