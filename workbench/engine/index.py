@@ -35,7 +35,7 @@ _HOOK_SEPARATORS = re.compile(r"^\s*(?:—|–|--|-|:)\s*")
 _HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
 UNIT_SEPARATOR = "\x1f"
 # 2.1.88's reading, used when no release's rules are given: `\r` kept, U+001F kept.
-PLAIN_RULES = IndexLoadRules(folds_crlf=False, trims_unit_separator=False, warning_quotes_cut=False)
+PLAIN_RULES = IndexLoadRules(cleans_text=False, warning_quotes_cut=False)
 WARNING_QUOTE_CHARS = 40
 """How much of the first cut line our warning quotes (Claude Code's length was not measured)."""
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -88,7 +88,7 @@ def truncate_entrypoint(raw: str, rules: IndexLoadRules | None = None) -> Trunca
     """Port of `truncateEntrypointContent` on already-stripped index text (`\r` kept: it
     counts toward the 25,000 limit), under a release's `rules` (2.1.88's when None)."""
     rules = rules or PLAIN_RULES
-    trimmed = js_trim(raw, trim_unit_separator=rules.trims_unit_separator)
+    trimmed = js_trim(raw, trim_unit_separator=rules.cleans_text)
     lines = trimmed.split("\n")
     line_count = len(lines)
     length = js_len(trimmed)
@@ -139,7 +139,7 @@ def truncate_entrypoint(raw: str, rules: IndexLoadRules | None = None) -> Trunca
 
 def _loaded(content: str, rules: IndexLoadRules) -> str:
     # The cut falls after a line's `\r` (its `\n` goes): that `\r` is folded away too.
-    if not rules.folds_crlf:
+    if not rules.cleans_text:
         return content
     return content.replace("\r\n", "\n").removesuffix("\r")
 

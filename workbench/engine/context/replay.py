@@ -265,7 +265,7 @@ def replay_rows(
     current_id: str | None = None
     current_turn: dict[str, Any] | None = None
     model = default_model
-    slack = claude.profile.partial.pre_tokens_below_trigger if claude else 0
+    slack = 6 if claude and claude.profile.partial.keeps_recent_messages else 0
 
     def close_turn() -> None:
         nonlocal current_turn, segment_fire

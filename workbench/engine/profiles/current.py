@@ -131,7 +131,6 @@ REACTIVE = ReactiveRules(compacts_on_prompt_too_long=True)
 PARTIAL = PartialCompactionRules(
     keeps_recent_messages=True,
     manual_writes_summary_transcript=False,
-    pre_tokens_below_trigger=6,
     notes=(
         "how many of the latest messages stay verbatim after the summary was not observed",
         "the summary starts with a block listing the tools used before it",
@@ -156,8 +155,7 @@ PROJECT_DIR = ProjectDirRules(
 )
 UNICODE = UnicodePathRules(nfc_project_root=False, runs_in_non_nfc_folder=True)
 INDEX = IndexLoadRules(
-    folds_crlf=True,
-    trims_unit_separator=True,
+    cleans_text=True,
     warning_quotes_cut=True,
     notes=("how much of the first cut line the warning quotes was not measured",),
 )

@@ -93,7 +93,7 @@ SETTINGS = SettingsRules(
 )
 PROJECT_DIR = ProjectDirRules(name_env=None)
 UNICODE = UnicodePathRules(nfc_project_root=True, runs_in_non_nfc_folder=False)
-INDEX = IndexLoadRules(folds_crlf=False, trims_unit_separator=False, warning_quotes_cut=False)
+INDEX = IndexLoadRules(cleans_text=False, warning_quotes_cut=False)
 MEMORY_FILES = MemoryFileRules(
     reads_type_at=("top-level",), writes_type_at="top-level", kebab_names=False, body_links=False
 )
