@@ -101,19 +101,3 @@ PROMPT = PromptRules(style="sectioned")
 RECORDS = RecordRules(record_types=LEGACY_RECORD_TYPES, attachment_types=LEGACY_ATTACHMENT_TYPES)
 DREAM = DreamRules(gates_known=True)
 OBSERVABILITY = ObservabilityRules()
-
-FAMILIES = {
-    "models": MODELS,
-    "compact-window": COMPACT_WINDOW,
-    "reactive-compaction": REACTIVE,
-    "partial-compaction": PARTIAL,
-    "settings": SETTINGS,
-    "project-dir-name": PROJECT_DIR,
-    "unicode-paths": UNICODE,
-    "index-loading": INDEX,
-    "memory-files": MEMORY_FILES,
-    "memory-prompt": PROMPT,
-    "transcript-records": RECORDS,
-    "auto-dream": DREAM,
-    "observability": OBSERVABILITY,
-}
