@@ -23,8 +23,7 @@ DATA = REPO_ROOT / "tests" / "data" / "oracle"
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))  # the oracle package generates the recorded inputs
 
-KNOWN_DIFFERENCES: dict[str, str] = {
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 """Cases where the workbench still differs from the recorded release, with why. Strict: once
 the workbench agrees the case fails until it is taken off this list."""
 

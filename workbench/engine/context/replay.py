@@ -506,9 +506,7 @@ def _auto_note(
     if not fires_here:
         return f"stays below the threshold here: {head}"
     if margin < 0:
-        head += (
-            f", within the {slack:,} tokens Claude Code's padded check counts beyond its record"
-        )
+        head += f", within the {slack:,} tokens Claude Code's padded check counts beyond its record"
     if not matches:
         return f"fires here, but the estimate is off: {head}"
     return f"fires here: {head}"

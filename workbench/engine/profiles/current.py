@@ -90,17 +90,15 @@ def _newer(match: str, default: int, upper: int, note: str | None = None) -> Mod
 NEWER_ORDER = ("sonnet-5-5", "haiku-5-5", "opus-4-7", "opus-4-8", "opus-5", "sonnet-5")
 """Checked in this order, after claude-opus-5-5 (`opus-5` is a prefix of `opus-5-5`)."""
 NEWER_ROWS = {
-    "sonnet-5-5": _newer(
-        "sonnet-5-5", 64_000, 128_000, "its output limits were not observed (the 20,000 reserve was)"
-    ),
-    "haiku-5-5": _newer("haiku-5-5", 64_000, 64_000, "its output limits were not observed"),
+    "sonnet-5-5": _newer("sonnet-5-5", 128_000, 128_000, "its upper output limit was not observed"),
+    "haiku-5-5": _newer("haiku-5-5", 128_000, 128_000, "its upper output limit was not observed"),
     "opus-4-7": _newer("opus-4-7", 64_000, 128_000, "its upper output limit was not observed"),
     "opus-4-8": _newer("opus-4-8", 64_000, 128_000, "its upper output limit was not observed"),
     "opus-5": _newer("opus-5", 64_000, 128_000, "its upper output limit was not observed"),
     "sonnet-5": ModelRow(
         "sonnet-5",
         WINDOW_1M,
-        64_000,
+        128_000,
         128_000,
         known_from="assumed",
         note="not observed: assumed to behave like claude-sonnet-5-5",
