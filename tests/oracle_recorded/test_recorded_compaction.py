@@ -42,10 +42,7 @@ def _threshold_verdict(row: dict) -> str:
     return (row.get("workbench") or {}).get("threshold_verdict", row["verdict"])
 
 
-@pytest.mark.parametrize(
-    "row",
-    cases(FIRINGS, verdict_of=_threshold_verdict, known={"2.1.332-blocking-override-auto-on"}),
-)
+@pytest.mark.parametrize("row", cases(FIRINGS, verdict_of=_threshold_verdict))
 def test_threshold_is_where_claude_code_fired(row, tmp_path, monkeypatch):
     gauge = _gauge(row, tmp_path, monkeypatch)
     seen = row["observed"]
@@ -124,9 +121,7 @@ def _firing_rows() -> list:
     ]
 
 
-@pytest.mark.parametrize(
-    "row", cases(_firing_rows(), known={"2.1.332-opus-5-5", "2.1.332-disable-auto"})
-)
+@pytest.mark.parametrize("row", cases(_firing_rows()))
 def test_replay_fires_where_claude_code_did(row, tmp_path, monkeypatch):
     """One token under the point Claude Code held off; at the point it acted: so must we."""
     project, path = _install(row["release"], row["case"], tmp_path)
