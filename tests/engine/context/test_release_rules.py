@@ -140,8 +140,8 @@ def test_newer_models_are_checked_with_the_estimate_padded_by_four_thirds():
     assert padded.thresholds.estimate_padding
     sonnet = _session("claude-sonnet-4-6", [1_000, 166_965, 167_001])
     assert not _replay(sonnet, "2.1.332", "claude-sonnet-4-6").unrecorded_fires
-    assert not profile_for("2.1.139").models.lookup("claude-opus-4-7").row.estimate_padding
-    assert profile_for("2.1.140").models.lookup("claude-opus-4-7").row.estimate_padding
+    assert not profile_for("2.1.139").models.lookup("claude-opus-5-5").row.estimate_padding
+    assert profile_for("2.1.140").models.lookup("claude-opus-5-5").row.estimate_padding
 
 
 def test_a_rendered_attachment_is_estimated_from_the_text_it_became():

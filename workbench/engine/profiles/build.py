@@ -67,8 +67,15 @@ def models(
     old = {row.match: row for row in legacy.OUTPUT_ROWS}
     rows: list[ModelRow] = []
     if opus_5_5 != "unlisted":
+        # The other newer models follow claude-opus-5-5's window (probed for the default
+        # model named with --model: the same releases change); before 2.1.219 they were
+        # treated as unknown models.
         rows.append(_padded(current.opus_5_5_row(opus_5_5), padding))
-    rows += [_padded(current.NEWER_ROWS[m], padding) for m in current.NEWER_ORDER if m in newer]
+        rows += [
+            _padded(current.newer_row(m, opus_5_5), padding)
+            for m in current.NEWER_ORDER
+            if m in newer
+        ]
     if no_threshold:
         rows += current.OBSERVED_ROWS.values()
         rows += [current.assumed(old[m]) for m in current.UNCHANGED_ROWS]

@@ -118,6 +118,21 @@ NEWER_NAMES = (
 """Canonical names the newer releases add (specific names before their prefixes)."""
 
 
+def newer_row(match: str, window: str) -> ModelRow:
+    """A newer model's row with a `1m` window (2.1.285 on) or a `200k` one (before)."""
+    row = NEWER_ROWS[match]
+    if window == "1m":
+        return row
+    return ModelRow(
+        match,
+        WINDOW_200K,
+        row.default_output,
+        row.upper_output,
+        known_from="assumed",
+        note="a 200,000 window, as claude-opus-5-5 had in this release (assumed alike)",
+    )
+
+
 def opus_5_5_row(window: str) -> ModelRow:
     """claude-opus-5-5 with a `200k` (2.1.219–2.1.284) or a `1m` window (2.1.285 on)."""
     if window == "200k":

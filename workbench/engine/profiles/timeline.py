@@ -98,7 +98,9 @@ TIMELINE: dict[str, Timeline] = {
     ),
     "opus-5-5-window": _t(
         "models",
-        "claude-opus-5-5: `unlisted` (the rule for unknown models), a `200k` or a `1m` window",
+        "claude-opus-5-5 and the other models newer than 2.1.88: `unlisted` (the rule for "
+        "unknown models applies), a `200k` or a `1m` window (the default model left unnamed "
+        "had the 1M window in 2.1.129–2.1.152 and none in 2.1.153–2.1.284: not modelled)",
         "unlisted",
         ("2.1.218", "2.1.219", "200k"),
         ("2.1.284", "2.1.285", "1m"),
