@@ -21,7 +21,7 @@ from typing import Any
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.profiles import BehaviourProfile, profile_for
-from workbench.engine.profiles.ranges import NEWEST_RELEASE
+from workbench.engine.profiles.timeline import NEWEST_RELEASE
 from workbench.engine.profiles.versions import find_version, parse_version
 
 VERSION_ENV = "WORKBENCH_CLAUDE_VERSION"
