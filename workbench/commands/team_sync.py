@@ -101,6 +101,7 @@ def _register_team_server(
             "it. Tokens come from --token-file, $WORKBENCH_TEAM_TOKEN (several separated by "
             "commas) or $WORKBENCH_SERVER_TOKEN_FILE; write each as ORG=TOKEN to put its "
             "holders in their own organization (plain tokens share the 'default' one). "
+            "Set $WORKBENCH_SERVER_METRICS_TOKEN to require that bearer token on /metrics. "
             "`team-server migrate` only applies schema migrations."
         ),
     )
