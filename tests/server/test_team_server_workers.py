@@ -155,6 +155,7 @@ class Pusher(threading.Thread):
         client.close()
 
 
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux's /proc")
 @pytest.mark.parametrize("workers", [2])
 def test_a_worker_killed_mid_put_loses_no_acknowledged_update(
     team_db, processes, workers, tmp_path

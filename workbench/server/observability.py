@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -45,6 +46,9 @@ class Metrics:
     """The server's metrics, in a registry of its own (or the multiprocess files)."""
 
     def __init__(self) -> None:
+        folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        if folder:
+            os.makedirs(folder, exist_ok=True)  # samples are written there from the first one
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.multiprocess = multiprocess_on()

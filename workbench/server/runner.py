@@ -240,6 +240,9 @@ def serve_forever(
         log_config=uvicorn_log_config(config.log_format),
         access_log=False,  # the server logs each request itself, with its id
     )
+    metrics_dir, own_dir = None, False
+    if workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        metrics_dir, own_dir = _metrics_folder()
     try:
         if workers <= 1:
             _serve_one(config, sock, url, common, on_listening)
@@ -247,6 +250,8 @@ def serve_forever(
             _serve_many(config, sock, url, workers, common, on_listening)
     finally:
         sock.close()
+        if own_dir and metrics_dir:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def _serve_one(
@@ -289,7 +294,6 @@ def _serve_many(
 
     # Workers inherit these; the environment is readable only by this user (argv is not).
     os.environ.update(config.to_env())
-    metrics_dir, own_dir = _metrics_folder()
     uv_config = uvicorn.Config(
         FACTORY,
         factory=True,
@@ -308,11 +312,7 @@ def _serve_many(
             if on_listening is not None:
                 on_listening(url)
 
-    try:
-        AnnouncingSupervisor(uv_config, sockets=[sock]).run()
-    finally:
-        if own_dir:
-            shutil.rmtree(metrics_dir, ignore_errors=True)
+    AnnouncingSupervisor(uv_config, sockets=[sock]).run()
 
 
 def _metrics_folder() -> tuple[str, bool]:

@@ -42,6 +42,9 @@ POOL_TIMEOUT_S = 5.0
 CONNECT_TIMEOUT_S = 5
 MIGRATION_LOCK = 7_310_514  # any constant shared by every migrating worker
 DEFAULT_POOL_SIZE = 10
+STATEMENT_TIMEOUT_MS = 20_000
+LOCK_TIMEOUT_MS = 15_000
+IDLE_IN_TRANSACTION_MS = 60_000
 
 _NOW = "extract(epoch FROM clock_timestamp())::float8"
 
@@ -77,6 +80,7 @@ class PostgresStore:
                     timeout=POOL_TIMEOUT_S,
                     check=ConnectionPool.check_connection,
                     kwargs={"connect_timeout": CONNECT_TIMEOUT_S},
+                    configure=_configure,
                     name="team-store",
                     open=False,
                 )
@@ -262,6 +266,16 @@ class PostgresStore:
         )
         assert row is not None
         return retry_after(bool(row[0]), float(row[1]), rate)
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """Bound every request: no statement, lock wait or abandoned transaction lasts long (a
+    stuck one answers 503 and releases its repo's lock instead of holding up every writer)."""
+    conn.execute(
+        f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}; SET lock_timeout = {LOCK_TIMEOUT_MS}; "
+        f"SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}"
+    )
+    conn.commit()
 
 
 def _first_line(exc: BaseException) -> str:
