@@ -491,7 +491,7 @@ def run_team_server_migrate(args: argparse.Namespace) -> int:
 def run_team_server(args: argparse.Namespace) -> int:
     """`team-server`: serve in the foreground until interrupted."""
     from workbench.server.config import ConfigError
-    from workbench.server.runner import serve_forever
+    from workbench.server.runner import ServerStartError, serve_forever
 
     config = _server_config(args)
     try:
@@ -540,4 +540,7 @@ def run_team_server(args: argparse.Namespace) -> int:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise UserInputError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
+    except ServerStartError as exc:
+        warn(str(exc))
+        return ExitCode.ACTION_REQUIRED
     return ExitCode.OK

@@ -11,6 +11,11 @@ a kept-alive connection. asyncio only turns Nagle off itself for sockets made wi
 `IPPROTO_TCP`, so the listening socket is made that way and has the option set (accepted
 sockets inherit it). And the "listening" announcement of `serve_forever` comes only after
 uvicorn has started serving, so a client that connects the instant it reads the URL is served.
+
+`serve_forever` is `workbench team-server`: the app in this process, or with `--workers N`
+that many processes under uvicorn's supervisor, all accepting on the one socket bound here
+(so it is listening before any of them runs), each building the app with the factory from
+the settings this process puts in their environment.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.server.app import (
     DEFAULT_MAX_BODY_BYTES,
@@ -50,6 +55,10 @@ __all__ = ["DEFAULT_ORGANIZATION", "TeamServer", "parse_token_specs", "serve_for
 START_TIMEOUT_S = 15.0
 WORKER_START_TIMEOUT_S = 60.0
 FACTORY = "workbench.server.app:create_app"
+
+
+class ServerStartError(RuntimeError):
+    """The workers of `serve_forever` did not all come up (their log says why)."""
 
 
 def _token_map(tokens: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
@@ -233,7 +242,7 @@ def serve_forever(
     configure_logging(config.log_format)
     sock = bind_socket(host, port)
     url = url_for(sock)
-    common = dict(
+    common: dict[str, Any] = dict(
         http="h11",
         loop="asyncio",
         timeout_graceful_shutdown=5,
@@ -258,7 +267,7 @@ def _serve_one(
     config: ServerConfig,
     sock: socket.socket,
     url: str,
-    common: dict[str, object],
+    common: dict[str, Any],
     on_listening: Callable[[str], None] | None,
 ) -> None:
     import uvicorn
@@ -267,7 +276,7 @@ def _serve_one(
 
     store = open_store(config.db, pool_size=config.pool_size)
     app = app_for_config(config, store)
-    uv_config = uvicorn.Config(app, lifespan="off", **common)  # type: ignore[arg-type]
+    uv_config = uvicorn.Config(app, lifespan="off", **common)
 
     class AnnouncingServer(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -286,7 +295,7 @@ def _serve_many(
     sock: socket.socket,
     url: str,
     workers: int,
-    common: dict[str, object],
+    common: dict[str, Any],
     on_listening: Callable[[str], None] | None,
 ) -> None:
     import uvicorn
@@ -299,20 +308,27 @@ def _serve_many(
         factory=True,
         workers=workers,
         lifespan="on",
-        **common,  # type: ignore[arg-type]
+        **common,
     )
 
     class AnnouncingSupervisor(Multiprocess):
+        announced = False
+
         def init_processes(self) -> None:
             super().init_processes()
             for process in self.processes:
                 if not process.wait_until_ready(WORKER_START_TIMEOUT_S, self.should_exit):
                     self.should_exit.set()
                     return
+            self.announced = True
             if on_listening is not None:
                 on_listening(url)
 
-    AnnouncingSupervisor(uv_config, sockets=[sock]).run()
+    supervisor = AnnouncingSupervisor(uv_config, sockets=[sock])
+    supervisor.run()
+    if not supervisor.announced and not supervisor.signal_queue:
+        # Without this the command would end with status 0 and nothing said.
+        raise ServerStartError(f"the team server's {workers} workers did not all start")
 
 
 def _metrics_folder() -> tuple[str, bool]:
