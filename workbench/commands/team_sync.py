@@ -473,9 +473,20 @@ def _open_checked(config: ServerConfig) -> MigrationReport:
         store.close()
 
 
+def _warn_password_in_argv(args: argparse.Namespace) -> None:
+    from workbench.server.database import has_password
+
+    if getattr(args, "db", None) and has_password(args.db):
+        warn(
+            "--db puts the database password on the command line, which other users of this "
+            "machine can read; set WORKBENCH_SERVER_DB or use PGPASSFILE / ~/.pgpass instead"
+        )
+
+
 def run_team_server_migrate(args: argparse.Namespace) -> int:
     """`team-server migrate`: apply pending migrations and say what changed."""
     config = _server_config(args)
+    _warn_password_in_argv(args)
     config.migrate = True
     report = _open_checked(config)
     data = {"db": config.db.shown, **report.to_json()}
@@ -505,6 +516,7 @@ def run_team_server(args: argparse.Namespace) -> int:
         raise UserInputError(f"--port must be between 0 and 65535, got {args.port}")
     if not 1 <= args.workers <= 256:
         raise UserInputError(f"--workers must be between 1 and 256, got {args.workers}")
+    _warn_password_in_argv(args)
     _open_checked(config)
     if args.token:
         warn(

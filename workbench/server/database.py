@@ -6,7 +6,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from workbench.server.store import Store, TeamStore
 
@@ -42,6 +42,7 @@ def parse_database(value: str | os.PathLike[str]) -> Database:
     if lowered.startswith(_PG_SCHEMES):
         if not urlsplit(text).hostname and "host=" not in text:
             raise ValueError("a postgresql:// URL needs a host")
+        _check_conninfo(text)
         return Database("postgresql", text)
     if lowered.startswith("sqlite://"):
         # sqlite:///abs/path (like file:///) and SQLAlchemy's sqlite:////abs/path alike.
@@ -76,3 +77,46 @@ def redact(url: str) -> str:
         netloc = f"{user}:***@{hostport}" if sep else f"{user}@{hostport}"
     query = re.sub(r"(?i)(password=)[^&]*", r"\1***", parts.query)
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def has_password(url: str) -> bool:
+    """Whether a database URL carries a password (in its user part or a `password=`)."""
+    return bool(secrets_in(url))
+
+
+def secrets_in(url: str) -> list[str]:
+    """The password of a PostgreSQL URL in every form a message could quote it, longest first."""
+    found: set[str] = set()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    if ":" in userinfo:
+        raw = userinfo.partition(":")[2]
+        found.update({raw, unquote(raw)})
+    for raw in re.findall(r"(?i)(?:^|&)password=([^&]*)", parts.query):
+        found.update({raw, unquote(raw)})
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name.lower() == "password":
+            found.add(value)
+    return sorted((secret for secret in found if secret), key=len, reverse=True)
+
+
+def scrub(text: str, url: str) -> str:
+    """`text` with the URL's password, in any of its forms, replaced by `***`."""
+    for secret in secrets_in(url):
+        text = text.replace(secret, "***")
+    return text
+
+
+def _check_conninfo(url: str) -> None:
+    # libpq quotes the part it cannot read, which may be the password: say it without it.
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        conninfo_to_dict(url)
+    except ProgrammingError as exc:
+        first = (str(exc).strip().splitlines() or ["not a PostgreSQL URL"])[0]
+        raise ValueError(f"not a usable PostgreSQL URL ({scrub(first, url)})") from None

@@ -104,7 +104,9 @@ class PostgresStore:
         except PoolTimeout as exc:
             raise StoreUnavailable("no PostgreSQL connection could be had in time") from exc
         except psycopg.OperationalError as exc:
-            raise StoreUnavailable(f"PostgreSQL cannot answer: {_first_line(exc)}") from exc
+            raise StoreUnavailable(
+                f"PostgreSQL cannot answer: {_first_line(exc, self.url)}"
+            ) from exc
 
     def _direct(self) -> psycopg.Connection[Any]:
         """One connection outside the pool (migrations, start-up checks)."""
@@ -113,7 +115,9 @@ class PostgresStore:
         try:
             return psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S)
         except psycopg.OperationalError as exc:
-            raise StoreUnavailable(f"cannot connect to PostgreSQL: {_first_line(exc)}") from exc
+            raise StoreUnavailable(
+                f"cannot connect to PostgreSQL: {_first_line(exc, self.url)}"
+            ) from exc
 
     def initialize(self) -> None:
         """Apply migrations now, so a bad URL fails before serving."""
@@ -151,9 +155,13 @@ class PostgresStore:
                         (step.version, step.name),
                     )
             except psycopg.OperationalError as exc:
-                raise StoreUnavailable(f"PostgreSQL cannot answer: {_first_line(exc)}") from exc
+                raise StoreUnavailable(
+                    f"PostgreSQL cannot answer: {_first_line(exc, self.url)}"
+                ) from exc
             except psycopg.Error as exc:
-                raise SchemaError(f"cannot migrate the database: {_first_line(exc)}") from exc
+                raise SchemaError(
+                    f"cannot migrate the database: {_first_line(exc, self.url)}"
+                ) from exc
         return MigrationReport(current, newest, tuple(m.version for m in todo))
 
     def ping(self) -> None:
@@ -278,7 +286,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     conn.commit()
 
 
-def _first_line(exc: BaseException) -> str:
-    # libpq's messages name the host and port, never the password.
+def _first_line(exc: BaseException, url: str) -> str:
+    # libpq's messages name the host and port; the scrub is for those that quote a value.
+    from workbench.server.database import scrub
+
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    return scrub(text[0], url) if text else type(exc).__name__
