@@ -103,10 +103,12 @@ def test_the_compose_file_runs_the_server_on_a_healthy_postgresql():
     env = server["environment"]
     url = env["WORKBENCH_SERVER_DB"]
     user, name = db["environment"]["POSTGRES_USER"], db["environment"]["POSTGRES_DB"]
+    # No default password: compose refuses to start until one is set (`:?`).
     assert re.fullmatch(
-        rf"postgresql://{user}:\$\{{POSTGRES_PASSWORD:-[^}}]+\}}@db:5432/{name}", url
+        rf"postgresql://{user}:\$\{{POSTGRES_PASSWORD:\?[^}}]+\}}@db:5432/{name}", url
     )
     assert db["environment"]["POSTGRES_PASSWORD"] in url, "server and database share the password"
+    assert ":-" not in COMPOSE.read_text().split("POSTGRES_PASSWORD", 1)[1].split("\n")[0]
     # Tokens come from a secret file, never from the compose file itself.
     assert env["WORKBENCH_SERVER_TOKEN_FILE"] == "/run/secrets/team_tokens"
     assert server["secrets"] == ["team_tokens"]
@@ -123,6 +125,29 @@ def test_the_readme_gives_the_two_commands_that_bring_it_up():
     blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
     commands = [line for line in blocks[0].splitlines() if line and not line.startswith("#")]
     assert len(commands) == 2
-    assert "deploy/team-tokens.txt" in commands[0] and commands[1].startswith("docker compose up")
+    assert commands[0] == "sh deploy/make-secrets.sh"
+    assert commands[1].startswith("docker compose up")
     header = COMPOSE.read_text()
     assert commands[0] in header and commands[1] in header, "compose.yaml says the same"
+
+
+def test_make_secrets_makes_the_token_file_and_the_password_once(tmp_path: Path):
+    (tmp_path / "deploy").mkdir()
+    script = tmp_path / "deploy" / "make-secrets.sh"
+    shutil.copy(ROOT / "deploy" / "make-secrets.sh", script)
+    (tmp_path / ".env").write_text("WORKBENCH_SERVER_WORKERS=2\n")
+    done = subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    tokens = (tmp_path / "deploy" / "team-tokens.txt").read_text()
+    env = (tmp_path / ".env").read_text()
+    assert re.fullmatch(r"default=[A-Za-z0-9_-]{40,}\n", tokens)
+    assert re.fullmatch(r"WORKBENCH_SERVER_WORKERS=2\nPOSTGRES_PASSWORD=[A-Za-z0-9_-]{40,}\n", env)
+    secrets = [tokens.split("=", 1)[1].strip(), env.rsplit("=", 1)[1].strip()]
+    assert not any(secret in done.stdout + done.stderr for secret in secrets)
+    # a second run keeps both (a new password would lock the server out of its database)
+    again = subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and again.stdout == ""
+    assert (tmp_path / "deploy" / "team-tokens.txt").read_text() == tokens
+    assert (tmp_path / ".env").read_text() == env
+    for ignore in (".gitignore", ".dockerignore"):
+        assert {".env", "/.env"} & set((ROOT / ignore).read_text().split())
