@@ -119,6 +119,18 @@ def test_bad_settings_exit_2_with_one_line(tmp_path: Path, args, message):
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
 
 
+def test_an_unusable_metrics_folder_is_named_not_blamed_on_the_socket(tmp_path: Path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = _env(PROMETHEUS_MULTIPROC_DIR=str(blocker / "metrics"))
+    done = run("--port", "0", "--token", "t", "--db", str(tmp_path / "t.sqlite3"),
+               "--workers", "2", env=env)  # fmt: skip
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if "--token puts" not in line]
+    assert len(lines) == 1 and "cannot use PROMETHEUS_MULTIPROC_DIR" in lines[0], done.stderr
+    assert "cannot listen" not in done.stderr
+
+
 def test_help_shows_every_option_with_its_default():
     done = run("--help")
     assert done.returncode == 0

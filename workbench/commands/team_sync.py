@@ -558,4 +558,6 @@ def run_team_server(args: argparse.Namespace) -> int:
     except ServerStartError as exc:
         warn(str(exc))
         return ExitCode.ACTION_REQUIRED
+    except ConfigError as exc:
+        raise UserInputError(str(exc)) from None
     return ExitCode.OK

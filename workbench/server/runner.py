@@ -42,6 +42,7 @@ from workbench.server.app import (
 from workbench.server.config import (
     DEFAULT_ORGANIZATION,
     DEFAULT_RATE_BURST,
+    ConfigError,
     ServerConfig,
     parse_token_specs,
 )
@@ -336,9 +337,13 @@ def _metrics_folder() -> tuple[str, bool]:
     given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if given:
         folder = Path(given)
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in folder.glob("*.db"):  # samples of an earlier run's processes
-            stale.unlink(missing_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for stale in folder.glob("*.db"):  # samples of an earlier run's processes
+                stale.unlink(missing_ok=True)
+        except OSError as exc:  # not the socket's fault, so not "cannot listen"
+            reason = exc.strerror or str(exc)
+            raise ConfigError(f"cannot use PROMETHEUS_MULTIPROC_DIR {given}: {reason}") from None
         return given, False
     made = tempfile.mkdtemp(prefix="workbench-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
