@@ -8,12 +8,29 @@ says so (`known_from`, `notes`) instead of pretending; the front ends show those
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Literal
 
+
+class _Family:
+    """Read-only once built, like a frozen dataclass, without the `__setattr__` and
+    `__delattr__` that `frozen=True` generates (and compiles) for every class."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in self.__dict__:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
 # Families are singletons per release, compared by identity: leaving out the generated
-# __eq__/__hash__/__repr__ halves what defining them costs every command at start-up.
-_family = dataclass(frozen=True, eq=False, repr=False)
+# __eq__/__hash__/__repr__ (and the frozen set/delete, see `_Family`) leaves one generated
+# method per class, a fifth of what defining them cost every command at start-up.
+_family = dataclass(eq=False, repr=False)
 
 KnownFrom = Literal["source", "observed", "assumed"]
 """Where a fact comes from: 2.1.88's source, an observation of the real CLI, or carried over
@@ -49,7 +66,7 @@ class ModelFacts:
 
 
 @_family
-class ModelRules:
+class ModelRules(_Family):
     """The model table and the rules around it."""
 
     default_model: str
@@ -94,7 +111,7 @@ class ModelRules:
 
 
 @_family
-class CompactWindowRules:
+class CompactWindowRules(_Family):
     """How `CLAUDE_CODE_AUTO_COMPACT_WINDOW` is read."""
 
     suffixes: bool
@@ -104,7 +121,7 @@ class CompactWindowRules:
 
 
 @_family
-class ReactiveRules:
+class ReactiveRules(_Family):
     """What happens when the API refuses a prompt as too long."""
 
     compacts_on_prompt_too_long: bool
@@ -113,7 +130,7 @@ class ReactiveRules:
 
 
 @_family
-class PartialCompactionRules:
+class PartialCompactionRules(_Family):
     """How a compaction is written."""
 
     keeps_recent_messages: bool
@@ -130,7 +147,7 @@ class PartialCompactionRules:
 
 
 @_family
-class SettingsRules:
+class SettingsRules(_Family):
     """Where `autoMemoryDirectory` may come from."""
 
     memory_dir_sources: tuple[str, ...]
@@ -139,7 +156,7 @@ class SettingsRules:
 
 
 @_family
-class ProjectDirRules:
+class ProjectDirRules(_Family):
     """How the folder under `projects/` is named."""
 
     name_env: str | None
@@ -149,7 +166,7 @@ class ProjectDirRules:
 
 
 @_family
-class UnicodePathRules:
+class UnicodePathRules(_Family):
     """Project folders whose path is not in NFC."""
 
     nfc_project_root: bool
@@ -162,7 +179,7 @@ class UnicodePathRules:
 
 
 @_family
-class IndexLoadRules:
+class IndexLoadRules(_Family):
     """How MEMORY.md is loaded (both releases cut at 200 lines, then 25,000 UTF-16 units)."""
 
     folds_crlf: bool
@@ -178,7 +195,7 @@ TypeLocation = Literal["top-level", "metadata"]
 
 
 @_family
-class MemoryFileRules:
+class MemoryFileRules(_Family):
     """The memory-file format a release reads and writes."""
 
     reads_type_at: tuple[TypeLocation, ...]
@@ -191,7 +208,7 @@ class MemoryFileRules:
 
 
 @_family
-class PromptRules:
+class PromptRules(_Family):
     """The shape of the memory instructions the agent receives."""
 
     style: Literal["sectioned", "flat"]
@@ -202,7 +219,7 @@ class PromptRules:
 
 
 @_family
-class RecordRules:
+class RecordRules(_Family):
     """The record types a release writes into transcripts (see `records.py` for which of
     them the model reads)."""
 
@@ -211,7 +228,7 @@ class RecordRules:
 
 
 @_family
-class DreamRules:
+class DreamRules(_Family):
     """The automatic background consolidation."""
 
     gates_known: bool
@@ -220,7 +237,7 @@ class DreamRules:
 
 
 @_family
-class ObservabilityRules:
+class ObservabilityRules(_Family):
     """Features whose behaviour in this release is not known first hand."""
 
     not_observed: Mapping[str, str] = field(default_factory=dict)
