@@ -60,6 +60,7 @@ FILES = {
     "models": "models.json",
     "autocompact": "autocompact.json",
     "transcripts": "transcripts.json",
+    "live": "live.json",
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from oracle.checks import compaction, memory_md, models, paths, prompt
+from oracle.checks import compaction, live, memory_md, models, paths, prompt
 from oracle.checks.base import Check
 
 CHECKS: dict[str, Check] = {
@@ -14,5 +14,6 @@ CHECKS: dict[str, Check] = {
         models.CHECK,
         compaction.CHECK_AUTOCOMPACT,
         compaction.CHECK_TRANSCRIPTS,
+        live.CHECK,
     )
 }
