@@ -13,14 +13,17 @@ get them, so the real CLI runs this checkout. The fake model then:
    the others, and the turn after it with a short text.
 
 `--output-format stream-json --verbose` shows the hooks' answers (SessionStart's message).
-`claude -p` never runs the status line, so the status-line case says so unless a release
-does; the line's JSON contract is then covered by the workbench's own tests.
+`claude -p` never runs the status line (the interactive UI draws it), so a second, interactive
+session on a pseudo-terminal checks it: the status line `integrate` wrote, behind a `tee` that
+keeps the JSON Claude Code sends, must answer each call with a real line (the payload's own
+figures once a prompt has been answered) and that line must show on Claude Code's screen.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 import threading
@@ -49,7 +52,6 @@ PROMPT = (
 SUMMARY = "<summary>1. Primary request: fix the login bug in src/auth/session.py.</summary>"
 """Keeps the path of the prompt and drops the rest, so the loss report has something to find."""
 PREFIX = "Memory Workbench"
-NO_STATUS_LINE = "claude -p never ran the status line (it is drawn by the interactive UI only)"
 
 
 @dataclass
@@ -93,17 +95,8 @@ class _Script:
             return Reply.text("done", usage=usage_total(5_000))
 
 
-STATUS_INPUT = "status-line-input.json"
-
-
 def _scenario(script: _Script) -> runner.Scenario:
-    # The status line integrate wrote, behind a `tee` that keeps what Claude Code sends it
-    # (flag settings win over the user settings integrate edited).
-    status = (
-        f"tee {{sandbox}}/{STATUS_INPUT} | {shlex.quote(sys.executable)} -m workbench statusline"
-    )
     return runner.Scenario(
-        flag_settings={"statusLine": {"type": "command", "command": status, "padding": 0}},
         prompt=PROMPT,
         args=[
             "--model",
@@ -204,7 +197,6 @@ def _measure(release: Release) -> LiveRun:
                 for e in events
                 if e.get("type") == "system" and e.get("subtype") == "compact_boundary"
             ],
-            "status_line_ran": (box.root / STATUS_INPUT).is_file(),
         }
         if session_id:
             history = runner.workbench(box, ["compactions", "--session", session_id], **common)
@@ -221,12 +213,7 @@ def _measure(release: Release) -> LiveRun:
             }
             direct = _hook_directly(box, env, release.version, start, ["hook", "SessionStart"])
             result.workbench["session_start"] = direct
-        if result.observed["status_line_ran"]:
-            sent = (box.root / STATUS_INPUT).read_text(encoding="utf-8")
-            result.observed["status_line_keys"] = sorted(json.loads(sent or "{}"))
-            result.workbench["status_line"] = _hook_directly(
-                box, env, release.version, json.loads(sent), ["statusline"], raw=True
-            )
+    result.observed["status_line"] = _interactive_status_line(release)
     return result
 
 
@@ -259,6 +246,148 @@ def _hook_directly(
         return json.loads(done.stdout) if done.stdout.strip() else None
     except ValueError:
         return {"unreadable": done.stdout[:200]}
+
+
+STATUS_PROMPT = "hello"
+INTERACTIVE_SECONDS = 60.0
+
+
+def _interactive_status_line(release: Release) -> dict[str, Any]:
+    """The status line only runs in the interactive UI: start `claude` on a pseudo-terminal
+    with the status line `integrate` wrote (behind a `tee` that keeps each JSON it is sent),
+    wait for the first call, type one prompt, and wait for a call carrying its usage."""
+    import pty
+    import select
+    import signal
+    import time
+
+    from oracle.fake_api import FakeAPI
+
+    scenario = runner.Scenario(prompt="", env=_scenario(_Script()).env)
+    seen: dict[str, Any] = {"payloads": [], "screen_has_line": False, "error": None}
+    with runner.sandbox(scenario) as (box, ready):
+        env = runner.scenario_env(box, ready, "http://127.0.0.1:9")
+        command = f"{shlex.quote(sys.executable)} -m workbench"
+        integrate = runner.workbench(
+            box,
+            ["integrate", "claude", "--yes", "--no-hooks", "--no-mcp", "--command", command],
+            env=env,
+            claude_version=release.version,
+        )
+        settings_file = box.config / "settings.json"
+        if integrate.returncode != 0 or not settings_file.is_file():
+            seen["error"] = f"workbench integrate failed: {tail(integrate.stderr)}"
+            return seen
+        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        ours = settings["statusLine"]["command"]
+        inputs = box.root / "status-inputs"
+        inputs.mkdir()
+        # Both sides of every call: what Claude Code sent, and what our line answered then.
+        settings["statusLine"]["command"] = (
+            f"tee {inputs}/call-$$.json | {ours} | tee {inputs}/line-$$.txt"
+        )
+        settings_file.write_text(json.dumps(settings), encoding="utf-8")
+        # A first start asks about the theme, the folder and the key; a returning user is
+        # past all three (the key is approved by its last 20 characters).
+        (box.config / ".claude.json").write_text(
+            json.dumps(
+                {
+                    "hasCompletedOnboarding": True,
+                    "theme": "dark",
+                    "customApiKeyResponses": {"approved": [runner.FAKE_KEY[-20:]], "rejected": []},
+                    "projects": {
+                        str(box.project): {
+                            "hasTrustDialogAccepted": True,
+                            "hasCompletedProjectOnboarding": True,
+                        }
+                    },
+                }
+            ),
+            encoding="utf-8",
+        )
+        with FakeAPI() as api:
+            env = runner.scenario_env(box, ready, api.base_url)
+            env["TERM"] = "xterm-256color"
+            argv = list(release.argv)
+            program = argv[0] if release.native else shutil_which("node", env)
+            pid, fd = pty.fork()
+            if pid == 0:  # the child: become claude
+                os.chdir(box.project)
+                os.execve(program, argv, env)
+            screen = b""
+            typed = False
+            started = time.monotonic()
+            try:
+                while time.monotonic() - started < INTERACTIVE_SECONDS:
+                    ready_fds, _, _ = select.select([fd], [], [], 0.3)
+                    if ready_fds:
+                        try:
+                            screen += os.read(fd, 65536)
+                        except OSError:
+                            break
+                    calls = sorted(inputs.glob("call-*.json"), key=lambda p: p.stat().st_mtime)
+                    texts = [p.read_text(encoding="utf-8") for p in calls]
+                    if not typed and any(t.strip() for t in texts):
+                        time.sleep(1.0)
+                        os.write(fd, STATUS_PROMPT.encode())
+                        time.sleep(0.5)
+                        os.write(fd, b"\r")
+                        typed = True
+                    if typed and any('"current_usage":{' in t.replace(" ", "") for t in texts):
+                        time.sleep(1.0)  # let the line it printed reach the screen
+                        try:
+                            screen += os.read(fd, 65536)
+                        except OSError:
+                            pass
+                        break
+            finally:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                os.close(fd)
+        for path in sorted(inputs.glob("call-*.json"), key=lambda p: p.stat().st_mtime):
+            try:
+                payload = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError:
+                continue
+            answered = path.with_name(path.name.replace("call-", "line-")).with_suffix(".txt")
+            in_session = answered.read_text(encoding="utf-8").strip() if answered.is_file() else ""
+            figures = _hook_directly(
+                box, env, release.version, payload, ["--json", "statusline"], raw=True
+            )
+            try:
+                as_json = json.loads(figures["line"])
+            except ValueError:
+                as_json = {}
+            window = payload.get("context_window") or {}
+            seen["payloads"].append(
+                {
+                    "keys": sorted(payload),
+                    "context_window_keys": sorted(window) if isinstance(window, dict) else None,
+                    "window": window.get("context_window_size")
+                    if isinstance(window, dict)
+                    else None,
+                    "usage": window.get("current_usage") if isinstance(window, dict) else None,
+                    "line": in_session,
+                    "exit_code": figures["exit_code"],
+                    "source": as_json.get("source"),
+                    "used": as_json.get("used"),
+                }
+            )
+        plain = re.sub(
+            r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07", "", screen.decode("utf-8", "replace")
+        )
+        squeezed = re.sub(r"\s+", "", plain)
+        seen["screen_has_line"] = any(
+            p["line"] and re.sub(r"\s+", "", p["line"]) in squeezed for p in seen["payloads"]
+        )
+        seen["typed"] = typed
+    return seen
+
+
+def shutil_which(name: str, env: dict[str, str]) -> str:
+    import shutil
+
+    return shutil.which(name, path=env.get("PATH")) or name
 
 
 def _stream_events(stdout: str) -> list[dict[str, Any]]:
@@ -486,18 +615,73 @@ def _judge_compaction(live: LiveRun, out: Outcome) -> None:
 
 
 def _judge_statusline(live: LiveRun, out: Outcome) -> None:
+    seen = live.observed.get("status_line") or {}
+    payloads = seen.get("payloads") or []
     out.observed = {
-        "status_line_ran": live.observed["status_line_ran"],
-        "keys": live.observed.get("status_line_keys"),
+        "calls": len(payloads),
+        "typed_a_prompt": seen.get("typed"),
+        "payload_keys": payloads[-1]["keys"] if payloads else None,
+        "context_window_keys": payloads[-1]["context_window_keys"] if payloads else None,
+        "windows": [p["window"] for p in payloads],
+        "usages": [p["usage"] for p in payloads],
+        "our_line_on_screen": seen.get("screen_has_line"),
     }
-    if not live.observed["status_line_ran"]:
-        out.verdict, out.reason = "n/a", NO_STATUS_LINE
+    out.workbench = {
+        "lines": [p["line"] for p in payloads],
+        "sources": [p["source"] for p in payloads],
+        "used": [p["used"] for p in payloads],
+    }
+    if seen.get("error"):
+        out.verdict, out.reason = ERROR, seen["error"]
         return
-    line = live.workbench.get("status_line") or {}
-    out.workbench = {"status_line": line}
-    text = line.get("line", "")
-    if line.get("exit_code") != 0 or not text or "ctx ?" in text:
-        out.verdict, out.reason = DIFFER, f"the status line answered {text!r} to Claude Code's JSON"
+    if not payloads:
+        out.verdict, out.reason = ERROR, "the interactive session never ran the status line"
+        return
+    problems = [
+        f"exit {p['exit_code']} or a fallback line ({p['line']!r})"
+        for p in payloads
+        if p["exit_code"] != 0 or not p["line"] or "ctx ?" in p["line"]
+    ]
+    with_usage = [p for p in payloads if isinstance(p["usage"], dict)]
+    if not with_usage:
+        problems.append("no call carried the usage of the prompt typed")
+    for p in with_usage:
+        total = sum(v for v in p["usage"].values() if isinstance(v, int))
+        if p["source"] != "payload" or p["used"] != total:
+            problems.append(
+                f"the line counted {p['used']} from {p['source']}, the payload said {total}"
+            )
+    if not seen.get("screen_has_line"):
+        problems.append("our line never showed on Claude Code's screen")
+    if problems:
+        out.verdict, out.reason = DIFFER, "; ".join(problems)
+
+
+NOTES_SEEN = (
+    "Seen on both releases: `claude -p` loads the MCP server `integrate` puts in the user's "
+    "global config, runs the SessionStart hook at start-up and again (source `compact`) after "
+    "each compaction, PreCompact before the summary request and PostCompact after it, and "
+    "reports SessionStart's answer in the stream (`hook_response`); PreCompact and PostCompact "
+    "run without a stream event, so the check reads what they left under WORKBENCH_HOME.",
+    "PostCompact's input carries `compact_summary` in both releases (the loss report reads it "
+    "from there, or from the transcript's summary record); PreCompact's `custom_instructions` "
+    "is null for an auto-compaction; 2.1.332 adds `prompt_id` to every hook input and more keys "
+    "to Stop's. None of it needed a change in the hook code.",
+    "An MCP tool needs permission: without `--allowedTools` (or an answer to the prompt in an "
+    "interactive session) Claude Code answers the call with a permission error instead of "
+    "running it. `integrate` does not pre-approve tools.",
+    "2.1.88 puts every MCP tool in the request's tool list. 2.1.332 defers them: the server "
+    "is still connecting at the first call, later requests only name the tools in a reminder "
+    "inside the messages (schemas load through ToolSearch), and that reminder is appended to "
+    "the tool result's text after the workbench's JSON. Calling the tool directly works in "
+    "both and the result is the workbench's answer.",
+    "`claude -p` never runs the status line in either release (it belongs to the interactive "
+    "UI). Started on a pseudo-terminal (onboarding, folder trust and the key approved in the "
+    "sandbox's .claude.json), both run it before the first prompt, with `current_usage` null "
+    "and the window size set (200,000 on 2.1.88's default model, 1,000,000 on 2.1.332's), "
+    "and again after each answer with that call's usage; the workbench's line shows under the "
+    "prompt.",
+)
 
 
 CHECK = Check(
@@ -506,4 +690,5 @@ CHECK = Check(
     _cases,
     run_case,
     weight=30,
+    notes=NOTES_SEEN,
 )

@@ -3,7 +3,9 @@
 Runs the oracle's `live` check (oracle/checks/live.py) on each pinned release that is already
 in the oracle's cache folder: the real CLI lists and calls the workbench's MCP tool and sends
 its result back, the SessionStart hook's message reaches it, and an auto-compaction it makes
-leaves a PreCompact snapshot and a PostCompact loss report that `workbench compactions` lists.
+leaves a PreCompact snapshot and a PostCompact loss report that `workbench compactions` lists;
+in an interactive session (a pseudo-terminal) the status line gets Claude Code's JSON and its
+line shows on the screen.
 Nothing is downloaded here: a release not in the cache is skipped, with the command that
 installs it (`make oracle` does, and writes the same results into docs/compatibility.md).
 """
@@ -92,8 +94,10 @@ def test_an_auto_compaction_leaves_the_snapshot_and_the_loss_report(live):
     assert "src/auth/session.py" not in lost["paths"]  # the summary kept it
 
 
-def test_the_status_line_is_not_run_by_claude_p(live):
-    # If a release starts running it in -p mode, the check judges the line it printed.
+def test_the_status_line_answers_claude_codes_json_on_its_screen(live):
+    # claude -p never runs the status line; the check starts the interactive UI on a pty.
     _, outcomes = live
     status = outcomes["statusline"]
-    assert status.verdict in ("n/a", "agree"), _why(status)
+    assert status.verdict == "agree", _why(status)
+    assert status.observed["our_line_on_screen"] is True
+    assert "payload" in status.workbench["sources"]  # the figures Claude Code sent were used
