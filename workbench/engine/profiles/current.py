@@ -111,7 +111,8 @@ NEWER_NAMES = (
 
 
 def newer_row(match: str, window: str) -> ModelRow:
-    """A newer model's row with a `1m` window (2.1.285 on) or a `200k` one (before)."""
+    """A newer model's row with a `1m` window, a `200k` one, or `none` (not compacted by
+    threshold), as the default model of the release showed when named."""
     row = NEWER_ROWS[match]
     if window == "1m":
         return row
@@ -120,8 +121,9 @@ def newer_row(match: str, window: str) -> ModelRow:
         WINDOW_200K,
         row.default_output,
         row.upper_output,
+        threshold_compaction=window != "none",
         known_from="assumed",
-        note="a 200,000 window, as claude-opus-5-5 had in this release (assumed alike)",
+        note="probed on this release's default model only: assumed alike",
     )
 
 
