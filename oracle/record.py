@@ -61,6 +61,7 @@ FILES = {
     "models": "models.json",
     "autocompact": "autocompact.json",
     "transcripts": "transcripts.json",
+    "live": "live.json",
 }
 
 

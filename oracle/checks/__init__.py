@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from oracle.checks import compaction, index_chars, memory_md, models, paths, prompt
+from oracle.checks import compaction, index_chars, live, memory_md, models, paths, prompt
 from oracle.checks.base import Check
 
 CHECKS: dict[str, Check] = {
@@ -15,5 +15,6 @@ CHECKS: dict[str, Check] = {
         models.CHECK,
         compaction.CHECK_AUTOCOMPACT,
         compaction.CHECK_TRANSCRIPTS,
+        live.CHECK,
     )
 }
