@@ -30,6 +30,7 @@ from workbench.engine.errors import (
     UserInputError,
 )
 from workbench.engine.jsutil import js_iso
+from workbench.engine.userfiles import MEMORY_FILE_LIMIT, NOTES_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.agents.tools import StagedFile
@@ -174,7 +175,7 @@ class ReviewQueue:
         """Queue the removal of one file; accepting it deletes through history."""
         self._check_target(path)
         try:
-            current = Path(path).read_bytes()
+            current = read_bytes(path, MEMORY_FILE_LIMIT, "a memory file")
         except FileNotFoundError:
             raise NotFoundError(f"no file {self.engine.locations.relative(path)}") from None
         rel = self.engine.locations.relative(path)
@@ -280,7 +281,9 @@ class ReviewQueue:
         """Delete the file of a delete proposal, refused when it changed since."""
         self._check_target(proposal.abs_path)
         try:
-            current: bytes | None = Path(proposal.abs_path).read_bytes()
+            current: bytes | None = read_bytes(
+                proposal.abs_path, MEMORY_FILE_LIMIT, "a memory file"
+            )
         except FileNotFoundError:
             current = None
         if current is None or sha256_or_none(current) != proposal.base_sha256:
@@ -310,7 +313,7 @@ class ReviewQueue:
         """Write one agent-made file: inside the folder, unchanged since read, no team secrets."""
         self._check_target(path)
         try:
-            current: bytes | None = Path(path).read_bytes()
+            current: bytes | None = read_bytes(path, MEMORY_FILE_LIMIT, "a memory file")
         except FileNotFoundError:
             current = None
         if sha256_or_none(current) != base_sha256:
@@ -358,7 +361,7 @@ def team_secret_refusal(engine: Engine, path: str, content: str) -> str | None:
 
 def _load(path: Path) -> Proposal | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_bytes(path, NOTES_LIMIT, "a proposal"), str(path))
         return Proposal(**data)
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, UserInputError):
         return None

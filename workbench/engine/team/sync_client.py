@@ -77,6 +77,7 @@ from workbench.engine.team.sync_transport import (
     bounded_request,
     megabytes,
 )
+from workbench.engine.userfiles import read_bytes
 
 if TYPE_CHECKING:
     import httpx
@@ -456,7 +457,7 @@ class TeamSyncClient:
         if len(data) > MAX_FILE_SIZE_BYTES:
             return key, "skipped", SkippedKey(display_key(key), "too_large", f"{len(data)} bytes")
         try:
-            if path.read_bytes() == data:
+            if read_bytes(path, MAX_FILE_SIZE_BYTES, "a team file") == data:
                 return key, "unchanged", None  # identical: leave the file (and its mtime) alone
         except FileNotFoundError:
             pass
@@ -733,7 +734,7 @@ class _OverwriteGuard:
             return None
         path = Path(self.client.team_dir) / key
         try:
-            mine = path.read_bytes()
+            mine = read_bytes(path, MAX_FILE_SIZE_BYTES, "a team file")
         except OSError:
             return None
         entry = history.record(
