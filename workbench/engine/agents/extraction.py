@@ -358,7 +358,10 @@ class ExtractionAgent:
         if plan.request is None or not plan.step.should_run:
             return self.result_without_run(plan, dry_run=False)
         locations = self.engine.locations
-        workspace = Workspace(project_root=locations.project_root)
+        workspace = Workspace(
+            project_root=locations.project_root,
+            read_roots=(locations.memory_dir, locations.transcripts_dir),
+        )
         success = False
         try:
             run = await run_fork(

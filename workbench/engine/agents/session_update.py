@@ -294,7 +294,15 @@ class SessionMemoryUpdater:
         notes, _ = self._notes_now(target)
         before = read_bytes(target.notes_path, NOTES_LIMIT, "a session-memory file")
         request, source = self.build(target, notes)
-        workspace = Workspace(project_root=self.engine.locations.project_root)
+        locations = self.engine.locations
+        workspace = Workspace(
+            project_root=locations.project_root,
+            read_roots=(
+                locations.memory_dir,
+                locations.transcripts_dir,
+                os.path.dirname(target.notes_path),
+            ),
+        )
         run = await run_fork(
             self.engine,
             request,
