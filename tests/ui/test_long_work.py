@@ -140,3 +140,57 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
         assert len(server_entries(team_server)) == total
         assert pane.report.status.pending == ()
         assert any(f"/{total} entries" in text and "esc cancels" in text for text in shown)
+
+
+async def test_the_team_pane_shows_pull_progress_and_escape_stops_it(
+    sample,  # noqa: F811
+    team_server,  # noqa: F811
+    monkeypatch,
+):
+    from tests.ui.test_team_pane import REPO
+    from workbench.engine.team.sync_client import TeamSyncClient
+    from workbench.server.store import TeamStore
+
+    real_write = TeamSyncClient._write_one
+
+    def slow_write(self, *args):  # type: ignore[no-untyped-def]
+        time.sleep(0.05)  # a slow disk: the pull is still writing when escape comes
+        return real_write(self, *args)
+
+    monkeypatch.setattr(TeamSyncClient, "_write_one", slow_write)
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)
+    total = 400
+    body = {f"notes/n{n:03}.md": f"note {n}\n" for n in range(total)}
+    store = TeamStore(team_server.db_path)
+    try:
+        store.upsert("default", REPO, body, if_match=None, max_entries=team_server.max_entries)
+    finally:
+        store.close()
+    engine = synced_engine(sample, team_server)
+    notes = team_dir(engine) / "notes"
+    app = TeamHarness(engine, lambda: TeamSyncPane(id="team-pane"))
+    async with app.run_test(size=(110, 60)) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(TeamSyncPane)
+        shown: list[str] = []
+        pane.watch(pane, "busy", lambda value: value and shown.append(value), init=False)
+        await pilot.press("p")
+        await wait_for(
+            pilot, lambda: any(f"/{total} entries" in text for text in shown), timeout=30
+        )
+        # Responsive meanwhile: the pane answers and offers the cancel key.
+        assert pane.check_action("cancel_push", ()) is True
+        await pilot.press("escape")
+        await settle(app, pilot)
+        notices = text_of(pane, ".team-notices")
+        assert "Pull cancelled after" in notices and f"of {total} entries" in notices
+        written = sorted(notes.iterdir())
+        assert 0 < len(written) < total
+        assert all(p.read_text() == body[f"notes/{p.name}"] for p in written)  # each whole
+        assert pane.busy is None and pane.check_action("cancel_push", ()) is None
+        assert any("esc cancels" in text for text in shown)
+
+        monkeypatch.setattr(TeamSyncClient, "_write_one", real_write)
+        await pilot.press("p")  # the next pull fetches the rest
+        await settle(app, pilot)
+        assert len(list(notes.iterdir())) == total
