@@ -380,3 +380,26 @@ def test_a_pull_stops_before_the_next_file_when_its_callback_raises(tmp_path: Pa
     assert 5 <= len(written) < 5 + PULL_WRITE_CONCURRENCY
     assert all(p.read_text(encoding="utf-8") == body[f"notes/{p.name}"] for p in written)
     assert not (tmp_path / "state").exists() or not any((tmp_path / "state").iterdir())
+
+
+def test_a_transcript_read_reports_bytes_and_stops_when_cancelled(tmp_path: Path, monkeypatch):
+    from workbench.engine import progress
+    from workbench.engine.context.transcript import Transcript
+
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)
+    transcript = tmp_path / "big.jsonl"
+    transcript.write_text(
+        "\n".join(json.dumps({"type": "progress", "n": n}) for n in range(20000)) + "\n"
+    )
+    size = transcript.stat().st_size
+    seen: list[Progress] = []
+    Transcript.load(transcript, on_progress=seen.append)
+    assert seen[0].done == 0 and seen[-1].done == seen[-1].total == size
+    assert all(p.task == "reading" and p.unit == "bytes" for p in seen) and len(seen) > 3
+
+    def stop_midway(step: Progress) -> None:
+        if step.done > 0:
+            raise OperationCancelled("stop")
+
+    with pytest.raises(OperationCancelled):
+        Transcript.load(transcript, on_progress=stop_midway)

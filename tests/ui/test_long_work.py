@@ -194,3 +194,54 @@ async def test_the_team_pane_shows_pull_progress_and_escape_stops_it(
         await pilot.press("p")  # the next pull fetches the rest
         await settle(app, pilot)
         assert len(list(notes.iterdir())) == total
+
+
+async def test_the_compaction_pane_shows_progress_and_escape_cancels_it(
+    install_sample, monkeypatch
+):
+    from tests.ui.test_compaction_pane import LONG, NOW, PaneApp
+    from workbench.engine import Engine
+    from workbench.ui.panes.compaction import CompactionPane
+
+    warnings = install_sample("warnings", now=NOW)
+    engine = Engine.open(warnings.project_root, config_home=str(warnings.config_home))
+    transcript = next(s.path for s in engine.context.sessions() if s.session_id == LONG)
+    _pad_transcript(Path(transcript), 50_000)
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)
+    real_preview = engine.context.compact_preview
+    outcome: list[str] = []
+
+    def slow_preview(path, *, on_progress=None, **kw):  # type: ignore[no-untyped-def]
+        def slowed(step):  # type: ignore[no-untyped-def]
+            time.sleep(0.2)  # a big file on a slow disk: each checkpoint takes a while
+            assert on_progress is not None
+            on_progress(step)
+
+        try:
+            result = real_preview(path, on_progress=slowed, **kw)
+        except OperationCancelled:
+            outcome.append("cancelled")
+            raise
+        outcome.append("finished")
+        return result
+
+    monkeypatch.setattr(engine.context, "compact_preview", slow_preview)
+    app = PaneApp(engine, lambda: CompactionPane(now_ms=lambda: NOW * 1000, id="compaction-pane"))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(CompactionPane)
+        status = pane.query_one(".compaction-status", Static)
+        await wait_for(pilot, lambda: "reading" in str(status.render()), timeout=30)
+        await wait_for(pilot, lambda: "%" in str(status.render()), timeout=30)
+        assert "esc cancels" in str(status.render())
+        # Responsive meanwhile: the session list is there and the cancel key is offered.
+        assert pane.busy and pane.sessions and pane.check_action("cancel_preview", ()) is True
+        pane.focus()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: outcome == ["cancelled"], timeout=30)
+        assert "preview cancelled" in str(status.render()) and not pane.busy
+        assert pane.preview is None and pane.check_action("cancel_preview", ()) is None
+        # f5 runs it again, to the end.
+        monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 3600.0)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: pane.preview is not None, timeout=60)
+        assert outcome == ["cancelled", "finished"] and pane.preview.chosen == "session_memory"
