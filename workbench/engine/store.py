@@ -720,7 +720,7 @@ class MemoryStore:
             path = folder / candidate
             if not path.exists():
                 return candidate, False
-            if content is not None and path.is_file() and path.read_bytes() == content:
+            if content is not None and _same_bytes(path, content):
                 return candidate, True
             candidate = f"{stem}-{counter}.md" if kebab else f"{stem}_{counter}.md"
             counter += 1
@@ -992,7 +992,7 @@ class MemoryStore:
         if expected is None:
             return
         try:
-            current = _fingerprint(target.read_bytes())
+            current = _fingerprint(read_bytes(target, MEMORY_FILE_LIMIT, "a memory file"))
         except FileNotFoundError:
             current = None
         if current != expected:
@@ -1063,7 +1063,7 @@ class MemoryStore:
             )
         history = self.engine.history
         group = history.new_group()
-        data = source.read_bytes()
+        data = read_bytes(source, MEMORY_FILE_LIMIT, "a memory file")
         ids = [
             history.write(
                 dest, data, "rename", note=f"from {self.relative(source)}", group=group
@@ -1189,3 +1189,11 @@ class MemoryStore:
                 lines[i] = line[: INDEX_LINE_GUIDE - 1].rstrip() + "…"
             changed += 1
         return "\n".join(lines), changed
+
+
+def _same_bytes(path: Path, content: bytes) -> bool:
+    """True when `path` is a regular file holding exactly `content` (never waits on a pipe)."""
+    try:
+        return read_start(path, len(content) + 1)[0] == content
+    except OSError:
+        return False

@@ -178,11 +178,13 @@ class ContextService:
             raise NotFoundError(f"no sessions for this project in {self.transcripts_dir}")
         return files[0]
 
-    def load(self, path: str | os.PathLike[str]) -> Transcript:
-        """Read a whole transcript."""
+    def load(
+        self, path: str | os.PathLike[str], *, on_progress: ProgressCallback | None = None
+    ) -> Transcript:
+        """Read a whole transcript (`on_progress`: see `Transcript.load`)."""
         from workbench.engine.context.transcript import Transcript
 
-        return Transcript.load(path)
+        return Transcript.load(path, on_progress=on_progress)
 
     # --- the gauge ------------------------------------------------------------------------
 
@@ -414,12 +416,17 @@ class ContextService:
         ptl_gap: int | None = None,
         include_request: bool = False,
         now: datetime | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> CompactPreview:
-        """Every compaction previewed on the transcript's current messages."""
+        """Every compaction previewed on the transcript's current messages. `on_progress`
+        hears the transcript being read, then the preview being built; raising
+        `OperationCancelled` from it stops the work."""
         from workbench.engine.context.compaction.preview import build_compact_preview
         from workbench.engine.context.session_memory import effective_template
+        from workbench.engine.progress import Reporter
 
-        loaded = self.load(transcript)
+        loaded = self.load(transcript, on_progress=on_progress)
+        Reporter(on_progress, "previewing", None, unit="steps")(0, force=True)
         messages = loaded.current_messages()
         notes_path = session_memory_file or str(
             Path(loaded.path).with_suffix("") / "session-memory" / "summary.md"

@@ -94,6 +94,10 @@ LEGEND = Content.assemble(
     (" lint", "$foreground-muted"),
 )
 
+HISTORY_VERBS = frozenset({"undo_change", "redo_change"})
+"""Undo and redo: their keys work only in the tree, the viewer or the MEMORY.md pane."""
+HISTORY_PLACES = ("sidebar", "memory-pane", "index-pane")
+
 
 class PaneBox(Vertical):
     """One pane's place in the switcher (`#pane-<id>`): the pane, or its slot until built."""
@@ -703,6 +707,8 @@ class MainScreen(Screen[None]):
             return False
         if action in INDEX_VERBS and not self._focus_within("index-pane"):
             return False
+        if action in HISTORY_VERBS and not self._focus_within(*HISTORY_PLACES):
+            return False  # undo acts on memories: only where they (or MEMORY.md) are on show
         return self.action_applies(action)
 
     def _focus_within(self, *ids: str) -> bool:
@@ -722,6 +728,10 @@ class MainScreen(Screen[None]):
         elif name in INDEX_VERBS:
             await self.built_pane("index")
             self.show_pane("index", focus=True)
+        elif name in HISTORY_VERBS and not self._focus_within(*HISTORY_PLACES):
+            self.remove_class("-sidebar-hidden")
+            self.set_focus(self.tree)
+            self.show_pane("memory", focus=False)
         self.call_after_refresh(self.run_action, action)
 
     def action_applies(self, action: str) -> bool | None:
