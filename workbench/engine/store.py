@@ -284,7 +284,7 @@ class MemoryStore:
         # Paths the folder walk built are the folder plus clean names: cut the prefix
         # (relpath normalises both sides, a cost a 10,000-file listing pays twice a file).
         if isinstance(path, str) and os.sep == "/":
-            root = self.locations.memory_dir
+            root = self.locations.memory_dir.rstrip("/")  # kept with a trailing slash
             rest = path[len(root) + 1 :]
             if (
                 path.startswith(root)

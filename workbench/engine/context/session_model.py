@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.engine.context.gc_pause import collection_paused
 from workbench.engine.context.jsonl import parse_line
 from workbench.engine.context.session_memory import TriggerReport, TriggerScan
 from workbench.engine.context.transcript import (
@@ -78,7 +79,7 @@ def read_session_model(path: str | os.PathLike[str]) -> SessionModel:
         raise NotFoundError(f"no transcript at {target}") from None
     except PermissionError:
         raise UserInputError(f"cannot read {target}: permission denied") from None
-    with handle:
+    with handle, collection_paused():
         window = _Window()
         for entry in _entries(handle):
             window.add(entry)
@@ -87,7 +88,8 @@ def read_session_model(path: str | os.PathLike[str]) -> SessionModel:
 
 
 def _from_whole_file(target: Path, key: tuple[int, int]) -> SessionModel:
-    loaded = Transcript.load(target)
+    with collection_paused():
+        loaded = Transcript.load(target)
     scan = TriggerScan()
     for message in loaded.messages:
         scan.add(message)
