@@ -164,8 +164,11 @@ class MainScreen(Screen[None]):
     """The latest scan of the memory folder."""
     show_team_index: reactive[bool] = reactive(False, init=False, bindings=True)
     """The MEMORY.md pane shows team/MEMORY.md instead of the private index."""
-    selected: reactive[MemoryEntry | None] = reactive(None, init=False, bindings=True)
-    """The memory under the tree cursor."""
+    selected: reactive[MemoryEntry | None] = reactive(
+        None, init=False, bindings=True, repaint=False
+    )
+    """The memory under the tree cursor (the screen draws nothing of it: repainting the
+    whole screen on each cursor move was what made a move cost a full frame)."""
 
     class EditorRequested(Message):
         """A document was read and the editor should open on it."""
