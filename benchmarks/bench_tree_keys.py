@@ -3,8 +3,9 @@
 
 Each child runs one app headless (120x36), presses `down` 40 times and times each press from
 the key to the first frame written after it (the moved cursor; a hook on `App._display`) and
-to the last (the viewer showing the memory; the app is left 0.2 s to settle per press). It also counts full-screen frames (a layout update rather than
-changed lines) and layout passes, which say why a move costs what it costs.
+to the last (the viewer showing the memory), letting the app settle after each press. It
+also counts full-screen frames (a layout update rather than changed lines) and layout
+passes, which say why a move costs what it costs.
 
     .venv/bin/python benchmarks/bench_tree_keys.py [--runs 3] [--source DIR]
 """
@@ -101,7 +102,13 @@ async def main():
             start = time.perf_counter()
             stats["last"], stats["first"] = start, None
             await pilot.press("down")
-            await pilot.pause(0.2)
+            # Settled: no frame for 0.15 s and no worker running (else the next key would
+            # queue behind this one's viewer update and be timed with it).
+            for _ in range(200):
+                await pilot.pause(0.05)
+                quiet = time.perf_counter() - stats["last"] > 0.15
+                if quiet and all(w.is_finished for w in app.workers):
+                    break
             samples.append(stats["last"] - start)
             firsts.append((stats["first"] or stats["last"]) - start)
             for k in counts:
