@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -22,6 +25,14 @@ from benchmarks._common import REPO, median_seconds, report  # noqa: E402
 from benchmarks.bench_scan import make_memories  # noqa: E402
 
 BAR_RATIO = 3.0
+
+
+def cpu_seconds(run: Callable[[], None]) -> float:
+    """User + system CPU of the child processes `run` waits for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -53,6 +64,8 @@ def main() -> int:
         out = subprocess.run(command, env=env, check=True, capture_output=True, cwd=REPO)
         floor_s, _ = median_seconds(floor, runs=args.runs)
         ls_s, _ = median_seconds(listing, runs=args.runs)
+        floor_cpu = statistics.median(cpu_seconds(floor) for _ in range(args.runs))
+        ls_cpu = statistics.median(cpu_seconds(listing) for _ in range(args.runs))
         report("ls: I/O floor (find | xargs head) over 10,000 files", floor_s, "s")
         ratio = ls_s / floor_s
         report(
@@ -61,6 +74,13 @@ def main() -> int:
             "s",
             extra=f"ratio {ratio:.1f}x the floor [bar <= {BAR_RATIO:.0f}x] "
             f"{'PASS' if ratio <= BAR_RATIO else 'FAIL'} ({len(out.stdout) / 1e6:.1f} MB of JSON)",
+        )
+        # CPU seconds (user + system of the processes) do not grow with a busy machine.
+        report(
+            "ls: CPU of `workbench ls --json` beside the floor's",
+            ls_cpu,
+            "s",
+            extra=f"(floor {floor_cpu:.3f} s): ratio {ls_cpu / floor_cpu:.1f}x",
         )
     return 0
 
