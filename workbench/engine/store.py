@@ -28,6 +28,7 @@ from workbench.engine.errors import (
 )
 from workbench.engine.frontmatter import (
     MEMORY_TYPES,
+    ParsedFrontmatter,
     normalize_text,
     parse_frontmatter,
     split_document,
@@ -46,7 +47,7 @@ from workbench.engine.index import (
     truncation_warning,
 )
 from workbench.engine.jsutil import js_iso, js_len, js_round
-from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_file
+from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_and_frontmatter
 from workbench.engine.memory_format import (
     body_links,
     edit_memory_text,
@@ -280,6 +281,21 @@ class MemoryStore:
         return resolved
 
     def relative(self, path: str | os.PathLike[str]) -> str:
+        # Paths the folder walk built are the folder plus clean names: cut the prefix
+        # (relpath normalises both sides, a cost a 10,000-file listing pays twice a file).
+        if isinstance(path, str) and os.sep == "/":
+            root = self.locations.memory_dir.rstrip("/")  # kept with a trailing slash
+            rest = path[len(root) + 1 :]
+            if (
+                path.startswith(root)
+                and path[len(root) : len(root) + 1] == "/"
+                and rest
+                and "//" not in rest
+                and "/." not in "/" + rest
+                and os.path.isabs(root)
+                and os.path.normpath(root) == root
+            ):
+                return rest
         return self.locations.relative(path)
 
     def scope_of(self, rel: str) -> str:
@@ -321,12 +337,17 @@ class MemoryStore:
             reads_type_at=self.formats.reads_type_at,
             claude_version=self.engine.profile.version,
         )
-        lints = [] if self.scope_of(rel) == "log" else lint_file(facts)
+        seen: ParsedFrontmatter | None = None
+        if self.scope_of(rel) == "log":
+            lints: list[LintFinding] = []
+        else:
+            # The linter reads the frontmatter of the first 30 lines; the same parse names
+            # the file (a file under 30 lines parses the same with one more newline).
+            lints, seen = lint_and_frontmatter(facts)
         if facts.team and not binary:
             lints.extend(_team_secret_lints(rel, text))
-        seen = (
-            parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n") if not binary else None
-        )
+        if seen is None and not binary:
+            seen = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
         data_fm = seen.data if seen else {}
         name = data_fm.get("name")
         description = data_fm.get("description") or None

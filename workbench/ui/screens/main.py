@@ -168,8 +168,9 @@ class MainScreen(Screen[None]):
     """The latest scan of the memory folder."""
     show_team_index: reactive[bool] = reactive(False, init=False, bindings=True)
     """The MEMORY.md pane shows team/MEMORY.md instead of the private index."""
-    selected: reactive[MemoryEntry | None] = reactive(None, init=False, bindings=True)
-    """The memory under the tree cursor."""
+    selected: reactive[MemoryEntry | None] = reactive(None, init=False, repaint=False)
+    """The memory under the tree cursor (the screen draws nothing of it: repainting the
+    whole screen on each cursor move was what made a move cost a full frame)."""
 
     class EditorRequested(Message):
         """A document was read and the editor should open on it."""
@@ -626,12 +627,19 @@ class MainScreen(Screen[None]):
 
     # --- the viewer --------------------------------------------------------------------
 
+    def watch_selected(self, previous: MemoryEntry | None, selected: MemoryEntry | None) -> None:
+        # Only whether a memory is selected changes which keys apply; re-checking every
+        # binding on each cursor move was most of a move's cost before its frame.
+        if (previous is None) != (selected is None):
+            self.refresh_bindings()
+
     @on(Tree.NodeHighlighted, "#memory-tree")
     def _highlighted(self, event: Tree.NodeHighlighted[object]) -> None:
         data = event.node.data
         self.selected = data if isinstance(data, MemoryEntry) else None
         if isinstance(data, MemoryEntry):
-            self._load_document(data.path)
+            # The moved cursor is drawn first; starting the read's thread can wait a frame.
+            self.call_after_refresh(self._load_document, data.path)
 
     @on(Tree.NodeSelected, "#memory-tree")
     def _selected(self, event: Tree.NodeSelected[object]) -> None:
