@@ -70,6 +70,13 @@ async def test_a_rescan_keeps_the_cursor_on_the_same_memory():
         await settle(app, pilot)
         tree.set_entries(entries(901), keep=tree.selected_path)
         await settle(app, pilot)
+        # The tree fills in timed batches, which `settle` (workers only) does not wait for:
+        # on a loaded machine the kept memory's batch may not be in yet.
+        for _ in range(200):
+            if tree.filled:
+                break
+            await pilot.pause(0.05)
+        assert tree.filled
         assert tree.selected_path == "user_topic_00750.md"
 
 
