@@ -56,6 +56,7 @@ def _slim(outcome: dict[str, Any]) -> dict[str, Any]:
 FILES = {
     "paths": "paths.json",
     "memory-md": "memory_md.json",
+    "instructions": "instructions.json",
     "prompt": "prompt.json",
     "models": "models.json",
     "autocompact": "autocompact.json",

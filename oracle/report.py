@@ -100,6 +100,8 @@ def render(
             cells = [_cell(by_case[case_name].get(v)) for v in versions]
             label = f"`{case_name}` {titles.get(case_name, '')}".strip()
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        if check.notes is not None:
+            lines += ["", *check.notes({v: results[v] for v in versions})]
     lines.append("")
     return "\n".join(lines)
 

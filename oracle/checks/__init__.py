@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from oracle.checks import compaction, memory_md, models, paths, prompt
+from oracle.checks import compaction, instructions, memory_md, models, paths, prompt
 from oracle.checks.base import Check
 
 CHECKS: dict[str, Check] = {
@@ -10,6 +10,7 @@ CHECKS: dict[str, Check] = {
     for check in (
         paths.CHECK,
         memory_md.CHECK,
+        instructions.CHECK,
         prompt.CHECK,
         models.CHECK,
         compaction.CHECK_AUTOCOMPACT,

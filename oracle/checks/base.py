@@ -71,6 +71,8 @@ class Check:
     run: Callable[[Release, Case], Outcome]
     weight: float = 1.0
     """Rough seconds per case, to schedule the slow ones first."""
+    notes: Callable[[dict[str, list[dict[str, Any]]]], list[str]] | None = None
+    """Lines under the check's table: what the releases did, read off all their outcomes."""
 
 
 def tail(text: str, lines: int = 3) -> str:

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from workbench.engine.profiles import current, legacy
+from workbench.engine.profiles.instruction_rules import InstructionRules
 from workbench.engine.profiles.ranges import (
     NEW_BEHAVIOUR,
     NEWEST_RELEASE,
@@ -76,6 +77,7 @@ class BehaviourProfile:
     records: RecordRules
     dream: DreamRules
     observability: ObservabilityRules
+    instructions: InstructionRules
 
     @property
     def name(self) -> str:
@@ -169,6 +171,7 @@ def profile_for(version: str) -> BehaviourProfile:
         records=rules["transcript-records"],  # type: ignore[arg-type]
         dream=rules["auto-dream"],  # type: ignore[arg-type]
         observability=rules["observability"],  # type: ignore[arg-type]
+        instructions=rules["instruction-files"],  # type: ignore[arg-type]
     )
 
 

@@ -7,7 +7,7 @@ measurement.
 
 from __future__ import annotations
 
-from workbench.engine.profiles import legacy
+from workbench.engine.profiles import instruction_rules, legacy
 from workbench.engine.profiles.records import (
     LEGACY_ATTACHMENT_TYPES,
     LEGACY_RECORD_TYPES,
@@ -214,4 +214,5 @@ FAMILIES = {
     "transcript-records": RECORDS,
     "auto-dream": DREAM,
     "observability": OBSERVABILITY,
+    "instruction-files": instruction_rules.CURRENT,
 }

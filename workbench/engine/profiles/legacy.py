@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.engine.profiles import instruction_rules
 from workbench.engine.profiles.records import LEGACY_ATTACHMENT_TYPES, LEGACY_RECORD_TYPES
 from workbench.engine.profiles.rules import (
     CompactWindowRules,
@@ -116,4 +117,5 @@ FAMILIES = {
     "transcript-records": RECORDS,
     "auto-dream": DREAM,
     "observability": OBSERVABILITY,
+    "instruction-files": instruction_rules.LEGACY,
 }

@@ -80,6 +80,12 @@ RULE_CHANGES: dict[str, RuleChange] = {
     "auto-dream": RuleChange(
         "2.1.88", "2.1.332", "the automatic dream did not run where 2.1.88 ran it"
     ),
+    "instruction-files": RuleChange(
+        "2.1.88",
+        "2.1.332",
+        "rules folders load in directory order; managed CLAUDE.md files get their own "
+        "description; files loaded for a Read are sent as separate blocks",
+    ),
     "observability": RuleChange(
         "2.1.88",
         "2.1.332",
