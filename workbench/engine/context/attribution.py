@@ -150,6 +150,8 @@ class _Walk:
         self.model: str | None = None
         self.lookahead = 0
         self.first_prompt: str | None = None
+        self.media = False
+        """The message being read holds an image or a document (its data is not kept)."""
 
     def add(self, category: str, tokens: int, item: tuple[Any, ...] | None) -> None:
         if not tokens:
@@ -213,6 +215,7 @@ class _Walk:
                     tokens += rough_tokens_for_block(part)
         self.add(category, tokens, (category, label, tokens, line, call, name, path, tool_id))
         if media:
+            self.media = True
             size = media * IMAGE_MAX_TOKEN_SIZE
             self.add(
                 "image",
@@ -256,6 +259,7 @@ class _Walk:
             elif kind in ("thinking", "redacted_thinking"):
                 self.add("thinking", tokens, ("thinking", "thinking", tokens, line, call))
             elif kind in _MEDIA:
+                self.media = True
                 self.add("image", tokens, ("image", kind, tokens, line, call))
             else:
                 self.add("other", tokens, None)
@@ -283,8 +287,8 @@ class _Walk:
         return bool(self.calls) and self.calls[-1].segment == self.segment
 
 
-def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any], bool]]:
-    """Main-chain candidates: (line number, entry, whether the line holds base64 data)."""
+def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Main-chain candidates: (line number, entry), each uuid once."""
     seen: set[str] = set()
     for number, line in enumerate(handle, 1):
         kind = sniff_type(line)
@@ -298,7 +302,7 @@ def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any], bool]]:
             if uuid in seen:
                 continue
             seen.add(uuid)
-        yield number, raw, b'"base64"' in line
+        yield number, raw
 
 
 def attribute_file(
@@ -345,7 +349,7 @@ def attribute_file(
 
 
 def attribute_rows(
-    rows: Iterable[tuple[int, dict[str, Any], bool]],
+    rows: Iterable[tuple[int, dict[str, Any]]],
     *,
     transcript: str,
     thresholds_for: Callable[[str | None], Thresholds],
@@ -355,11 +359,11 @@ def attribute_rows(
     previews: Mapping[str, Any] | None = None,
     keep_items: bool = True,
 ) -> AttributionReport:
-    """Attribute (line, entry, has-media) rows of the main chain, in order."""
+    """Attribute (line, entry) rows of the main chain, in order."""
     walk = _Walk(keep_items=keep_items)
     keep_rows = previews is not None and keep_items
     model = default_model
-    for line, raw, has_media in rows:
+    for line, raw in rows:
         kind = raw.get("type")
         walk.messages += 1
         if walk.lookahead and kind == "user":
@@ -403,7 +407,8 @@ def attribute_rows(
         elif kind == "attachment":
             walk.attachment(raw, line, call)
         if keep_rows:
-            walk.segment_rows.append(_slim(raw) if has_media else raw)
+            walk.segment_rows.append(_slim(raw) if walk.media else raw)
+        walk.media = False
     return _report(walk, transcript, model, thresholds_for(model), claude, now, previews)
 
 
