@@ -53,7 +53,7 @@ def short_path(path: str, report: InstructionsReport) -> str:
     cwd = report.working_dir.rstrip("/") + "/"
     if path.startswith(cwd):
         return path[len(cwd) :]
-    home = os.path.expanduser("~").rstrip("/") + "/"
+    home = (report.home or os.path.expanduser("~")).rstrip("/") + "/"
     if home != "/" and path.startswith(home):
         return "~/" + path[len(home) :]
     return path

@@ -151,6 +151,8 @@ class InstructionsReport:
     read_paths: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
     claude: ResolvedVersion | None = None
+    home: str = ""
+    """The home folder (`~` in displayed paths)."""
 
     @property
     def total_tokens(self) -> int:
@@ -173,6 +175,7 @@ class InstructionsReport:
             "project_root": self.project_root,
             "config_home": self.config_home,
             "managed_dir": self.managed_dir,
+            "home": self.home,
             "total_tokens": self.total_tokens,
             "tokens_by_kind": self.tokens_by_kind(),
             "files": [f.to_json() for f in self.files],

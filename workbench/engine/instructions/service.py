@@ -153,6 +153,7 @@ class InstructionsService:
             read_paths=tuple(read_paths),
             notes=tuple(notes),
             claude=claude,
+            home=self.home,
         )
 
     # --- parts ------------------------------------------------------------------------------
