@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "workbench.commands.agents",
     "workbench.commands.team",
     "workbench.commands.live",
+    "workbench.commands.serve",
 )
 FRONT_COMMANDS = frozenset({"tui", "demo"})
 # Commands Claude Code runs on every message or session event: only their own module is
@@ -111,6 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args))
     except KeyboardInterrupt:
+        # ctrl+c: the work stopped where it was (nothing half-written); say so on one line.
+        sys.stderr.write(("\n" if sys.stderr.isatty() else "") + "workbench: cancelled\n")
+        sys.stderr.flush()
         return 130
     except BrokenPipeError:
         # A closed pipe (`workbench ls | head`) is not an error worth a message.

@@ -77,13 +77,15 @@ def default_config_path() -> Path:
 
 def read_config(path: Path | None = None) -> dict[str, Any]:
     """The raw TOML table; `{}` when the file does not exist."""
+    from workbench.engine.userfiles import SETTINGS_LIMIT, describe, read_bytes
+
     path = path or default_config_path()
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path, SETTINGS_LIMIT, "a config file")
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise UserInputError(f"cannot read config file {path}: {exc.strerror}") from None
+        raise UserInputError(f"cannot read config file {path}: {describe(path, exc)}") from None
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

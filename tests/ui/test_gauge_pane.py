@@ -282,7 +282,7 @@ async def test_a_project_without_sessions_says_so(install_sample):
 
 def test_actions_are_declared_once_with_ids_and_titles():
     ids = [spec.id for spec in PANE_ACTIONS]
-    assert ids == ["refresh-gauge", "toggle-follow", "pick-gauge-session"]
+    assert ids == ["refresh-gauge", "toggle-follow", "pick-gauge-session", "cancel-replay"]
     for spec in PANE_ACTIONS:
         assert spec.title.startswith("Gauge: ")
         assert hasattr(GaugePane, f"action_{spec.action}")

@@ -146,7 +146,7 @@ def open_engine(args: argparse.Namespace, *, ask_claude: bool = True) -> Engine:
     if not os.path.isdir(project):
         raise WorkbenchError(f"project folder not found: {project}")
     check_explicit_paths(args)
-    return Engine.open(
+    engine = Engine.open(
         project,
         config_home=option(args, "config_home"),
         memory_dir=option(args, "memory_dir"),
@@ -156,6 +156,12 @@ def open_engine(args: argparse.Namespace, *, ask_claude: bool = True) -> Engine:
         ask_claude=ask_claude,
         cache_dir=version_cache_dir,
     )
+    # Settings files found on disk may be broken (`paths` reports them); one named on the
+    # command line was asked for, so it not being read is an error.
+    for source, error in engine.locations.settings_errors:
+        if source == "flagSettings":
+            raise UserInputError(f"--settings {error}")
+    return engine
 
 
 UNBOUNDED_WIDTH = 1 << 16
@@ -238,7 +244,14 @@ def emit(
 ) -> None:
     """Print `data` as JSON with --json, else the human rendering (or plain JSON)."""
     if wants_json(args) or human is None:
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate from a transcript ("\ud800") cannot be written as UTF-8;
+            # JSON's own escapes can carry it exactly.
+            text = json.dumps(data, indent=2, ensure_ascii=True, default=str)
+        sys.stdout.write(text + "\n")
         sys.stdout.flush()
         return
     if isinstance(human, str):
@@ -268,6 +281,14 @@ def fail(exc: BaseException) -> int:
         return ExitCode.BAD_INPUT
     if isinstance(exc, UnicodeDecodeError):
         warn(f"not valid UTF-8 text ({exc.reason})")
+        return ExitCode.BAD_INPUT
+    if isinstance(exc, OSError) and exc.filename:
+        # Any other file the system refused (a link loop, a socket): name it, no traceback.
+        from workbench.engine.userfiles import describe
+
+        name = str(exc.filename)
+        shown = name if len(name) <= 200 else name[:200] + "…"
+        warn(f"{shown}: {describe(name, exc)}")
         return ExitCode.BAD_INPUT
     if os.environ.get("WORKBENCH_DEBUG"):
         raise exc

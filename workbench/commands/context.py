@@ -288,13 +288,14 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
 def run_statusline(args: argparse.Namespace) -> int:
     # Claude Code blanks the status line on a non-zero exit or an empty line, so every
     # problem still prints a short fallback and exits 0; the reason goes to stderr.
+    from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
+
     model = None
     try:
-        raw = sys.stdin.read()
-        try:
-            payload = json.loads(raw) if raw.strip() else None
-        except json.JSONDecodeError as exc:
-            raise UserInputError(f"the status-line input is not JSON ({exc.msg})") from None
+        # Bounded and depth-checked: stdin may be /dev/zero or a 100,000-deep array.
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        raw = read_stream(stdin, STATUSLINE_LIMIT, "the status-line input")
+        payload = load_json(raw, "the status-line input") if raw.strip() else None
         if not isinstance(payload, dict):
             raise UserInputError("the status-line input must be a JSON object")
         model = _payload_model(payload)
@@ -509,7 +510,10 @@ def run_replay(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     service = engine.context
     path = resolve_session(engine, args)
-    report = service.replay(path, model=args.model)
+    from workbench.commands.progress import progress_line
+
+    with progress_line(args) as on_progress:
+        report = service.replay(path, model=args.model, on_progress=on_progress)
     data = report.to_json(include_turns=not args.no_turns)
 
     def human(con: Console) -> None:

@@ -165,13 +165,14 @@ def run_hook(args: argparse.Namespace) -> int:
     from workbench.live.hooks import HookOptions, answer, parse_hook_input
 
     try:
-        raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+        from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
+
+        # Bounded and depth-checked, like the status line's payload.
+        stdin = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin
+        raw = read_stream(getattr(stdin, "buffer", stdin), STATUSLINE_LIMIT, "the hook input")
         if not raw.strip():
             raise UserInputError("no hook input on stdin (Claude Code sends a JSON object)")
-        try:
-            payload = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise UserInputError(f"the hook input is not JSON ({exc.msg})") from None
+        payload = load_json(raw, "the hook input")
         hook = parse_hook_input(args.event, payload)
         options = HookOptions(
             context=args.context,

@@ -139,6 +139,8 @@ def run_paths(args: argparse.Namespace) -> int:
 def run_index(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     report = engine.memories.index(team=args.team)
+    if report.unreadable:
+        raise UserInputError(f"{engine.locations.relative(report.path)}: {report.unreadable}")
 
     def human(con: Console) -> None:
         from rich.markup import escape
@@ -261,7 +263,10 @@ def run_lint(args: argparse.Namespace) -> int:
 def run_save(args: argparse.Namespace) -> int:
     if sys.stdin.isatty():
         warn("reading the memory body from stdin (end with Ctrl-D)")
-    raw = sys.stdin.buffer.read()
+    from workbench.engine.userfiles import MEMORY_FILE_LIMIT, read_stream
+
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    raw = read_stream(stdin, MEMORY_FILE_LIMIT, "the memory body on stdin")
     try:
         body = raw.decode("utf-8")
     except UnicodeDecodeError:

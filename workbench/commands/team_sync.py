@@ -154,11 +154,14 @@ def run_push(args: argparse.Namespace) -> int:
     """`sync push`."""
     import asyncio
 
+    from workbench.commands.progress import progress_line
+
     client = _client(args)
 
     async def go() -> PushResult:
-        async with client:
-            return await client.push(force=args.force)
+        with progress_line(args) as on_progress:
+            async with client:
+                return await client.push(force=args.force, on_progress=on_progress)
 
     result = asyncio.run(go())
     emit(args, result.to_json(), _push_text(result, client.repo))

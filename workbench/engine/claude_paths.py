@@ -20,6 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.engine.envflags import is_defined_falsy, is_truthy
+from workbench.engine.userfiles import (
+    JSON_MAX_DEPTH,
+    SETTINGS_LIMIT,
+    describe,
+    json_too_deep,
+    read_bytes,
+)
 
 if TYPE_CHECKING:
     from workbench.engine.profiles import BehaviourProfile
@@ -268,11 +275,17 @@ def load_settings(
     errors: list[tuple[str, str]] = []
     for source, path in files.items():
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = read_bytes(path, SETTINGS_LIMIT, "a settings file").decode("utf-8")
         except FileNotFoundError:
             continue
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:  # a pipe, a device, a link loop, too big: never waited on
+            errors.append((source, f"{path}: {describe(path, exc)}"))
+            continue
+        except UnicodeDecodeError as exc:
             errors.append((source, f"{path}: {exc.__class__.__name__}"))
+            continue
+        if json_too_deep(raw):  # json.loads recurses: refuse before it runs out of stack
+            errors.append((source, f"{path}: nests deeper than {JSON_MAX_DEPTH} levels"))
             continue
         try:
             data = json.loads(raw) if raw.strip() else {}

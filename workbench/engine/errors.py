@@ -41,3 +41,12 @@ class RefusedWriteError(ActionRequired):
 
 class PathTraversalError(ActionRequired):
     """A path or key tried to leave the folder it belongs to."""
+
+
+class OperationCancelled(WorkbenchError):
+    """Long work stopped because the user asked (ctrl+c, or a pane's cancel action).
+
+    The engine never raises it on its own: a progress callback raises it to stop the work at
+    the next step, and nothing half-done is written."""
+
+    exit_code = 130

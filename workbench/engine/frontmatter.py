@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.engine.userfiles import open_regular
+
 FRONTMATTER_MAX_LINES = 30
+FRONTMATTER_MAX_BYTES = 64 * 1024
+"""The most of a file read for its frontmatter (Claude Code reads 30 lines of any length)."""
+YAML_MAX_DEPTH = 64
+YAML_MAX_NODES = 10_000
+"""Values a frontmatter block may hold once its aliases are expanded (real ones hold ~5)."""
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
 
 FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
@@ -65,6 +72,8 @@ class ParsedFrontmatter:
     used_quote_retry: bool = False
     body_offset: int = 0
     """Where the body starts in the text that was parsed."""
+    limit: str | None = None
+    """Why the YAML was refused before parsing (too big, too deep, aliases expanding too far)."""
 
 
 def normalize_text(text: str) -> str:
@@ -74,25 +83,35 @@ def normalize_text(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def read_head(path: str | Path, max_lines: int = FRONTMATTER_MAX_LINES) -> str:
-    """The first `max_lines` lines of a file, decoded leniently and normalised."""
-    fd = os.open(path, os.O_RDONLY)
+def read_head(
+    path: str | Path, max_lines: int = FRONTMATTER_MAX_LINES, known: os.stat_result | None = None
+) -> str:
+    """The first `max_lines` lines of a file, decoded leniently and normalised.
+
+    Only a regular file is read (see `userfiles`), and never more than
+    `FRONTMATTER_MAX_BYTES`: a 500 MB one-line file costs one small read, not a slurp.
+    """
+    fd, _ = open_regular(path, known)
     try:
         data = os.read(fd, 8192)
-        # Frontmatter is small; keep reading only when 30 lines have not arrived yet.
-        while data.count(b"\n") < max_lines:
-            more = os.read(fd, 65536)
-            if not more:
-                break
-            data += more
+        newlines = data.count(b"\n")
+        if newlines < max_lines and len(data) == 8192:
+            # Frontmatter is small; keep reading only when 30 lines have not arrived yet.
+            chunks, total = [data], len(data)
+            while newlines < max_lines and total < FRONTMATTER_MAX_BYTES:
+                more = os.read(fd, min(65536, FRONTMATTER_MAX_BYTES - total))
+                if not more:
+                    break
+                chunks.append(more)
+                total += len(more)
+                newlines += more.count(b"\n")
+            data = b"".join(chunks)
     finally:
         os.close(fd)
-    cut = -1
-    for _ in range(max_lines):
-        cut = data.find(b"\n", cut + 1)
-        if cut == -1:
-            break
-    if cut != -1:
+    if newlines >= max_lines:  # most memories are shorter: nothing to cut
+        cut = -1
+        for _ in range(max_lines):
+            cut = data.find(b"\n", cut + 1)
         data = data[: cut + 1]
     return normalize_text(data.decode("utf-8", errors="replace"))
 
@@ -135,15 +154,66 @@ class _YamlError(Exception):
     """Stands in for yaml.YAMLError so callers need not import yaml to catch it."""
 
 
+class _YamlLimitError(_YamlError):
+    """The block was refused for its size, depth or alias expansion, not its syntax."""
+
+
+def _check_yaml_limits(yaml: Any, loader: type, block: str) -> None:
+    """Refuse YAML whose aliases expand too far, that nests too deep or that is too big.
+
+    PyYAML shares an aliased node instead of copying it, so a 15-line "billion laughs" loads
+    at once; it is everything after (str(), JSON, a widget) that expands it. The event stream
+    is flat, so walking it measures the expanded size without building or recursing.
+    """
+    if len(block) > FRONTMATTER_MAX_BYTES:
+        raise _YamlLimitError(f"frontmatter is over {FRONTMATTER_MAX_BYTES // 1024} KB")
+    if "&" not in block:
+        # No anchors, so nothing to expand; and each level of nesting needs a new line, a
+        # bracket, a dash, a colon or a question mark, so few of those bound the depth.
+        marks = sum(block.count(c) for c in "\n[{-:?")
+        if marks < YAML_MAX_DEPTH:
+            return
+    expanded = 0  # nodes, counting each alias as the whole node it names
+    sizes: dict[str, int] = {}
+    open_nodes: list[tuple[str | None, int]] = []
+    collection_start = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    collection_end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for event in yaml.parse(block, Loader=loader):
+        if isinstance(event, collection_start):
+            open_nodes.append((event.anchor, expanded))
+            expanded += 1
+            if len(open_nodes) > YAML_MAX_DEPTH:
+                raise _YamlLimitError(f"frontmatter nests deeper than {YAML_MAX_DEPTH} levels")
+        elif isinstance(event, collection_end):
+            anchor, start = open_nodes.pop()
+            if anchor is not None:
+                sizes[anchor] = expanded - start
+        elif isinstance(event, yaml.ScalarEvent):
+            expanded += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in sizes:
+                if any(anchor == event.anchor for anchor, _ in open_nodes):
+                    raise _YamlLimitError("frontmatter has an alias that refers to itself")
+                continue  # an unknown alias: loading reports it
+            expanded += sizes[event.anchor]
+        if expanded > YAML_MAX_NODES:
+            raise _YamlLimitError(f"its YAML aliases expand to over {YAML_MAX_NODES:,} values")
+
+
 def _load_yaml(block: str) -> dict[str, Any]:
     # PyYAML costs ~40 ms to import; most frontmatter takes the fast path and never needs it.
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        _check_yaml_limits(yaml, loader, block)
         data = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         raise _YamlError(str(exc) or exc.__class__.__name__) from exc
+    except RecursionError:
+        raise _YamlLimitError("frontmatter nests too deeply") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -161,21 +231,31 @@ def parse_frontmatter(text: str) -> ParsedFrontmatter:
     fast = _fast_parse(block)
     if fast is not None:
         return ParsedFrontmatter(fast, True, starts_with_fence, body_offset=match.end())
+    limit = None
     try:
         return ParsedFrontmatter(
             _load_yaml(block), True, starts_with_fence, body_offset=match.end()
         )
+    except _YamlLimitError as exc:
+        limit = str(exc)
     except _YamlError:
         pass
+    # A refused block gets the same quoting retry as a broken one, as Claude Code's own
+    # parser (which caps aliases too) would give it; the limit is kept for lint to report.
     try:
         data = _load_yaml(quote_problematic_values(block))
         return ParsedFrontmatter(
-            data, True, starts_with_fence, used_quote_retry=True, body_offset=match.end()
+            data,
+            True,
+            starts_with_fence,
+            used_quote_retry=True,
+            body_offset=match.end(),
+            limit=limit,
         )
     except _YamlError as exc:
         message = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         return ParsedFrontmatter(
-            {}, True, starts_with_fence, error=message, body_offset=match.end()
+            {}, True, starts_with_fence, error=message, body_offset=match.end(), limit=limit
         )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from workbench.engine.frontmatter import FRONTMATTER_RE
@@ -24,6 +25,9 @@ INDEX_LINE_GUIDE = 150
 """The length Claude Code asks index entries to stay under."""
 INDEX_LINE_LIMIT = 200
 """Past this an index line is flagged as too long (the truncation warning's own advice)."""
+MAX_ITEMISED_LINES = 10_000
+"""Lines of an index the load report examines one by one (50 times what loads); the rest
+of a runaway index is counted, so reports stay fast and small however big the file is."""
 
 # JS String.prototype.trim removes WhiteSpace and LineTerminator code points only.
 _JS_WHITESPACE = (
@@ -213,31 +217,43 @@ def strip_block_html_comments(text: str) -> str:
     return "\n".join(out)
 
 
-@dataclass(frozen=True)
-class ParsedIndexLine:
-    """The parts of one `- [Title](file.md) — hook` line."""
+class ParsedIndexLine(NamedTuple):
+    """The parts of one `- [Title](file.md) — hook` line (a tuple: built once per line of
+    indexes that may hold a million)."""
 
     title: str | None
     target: str | None
     hook: str | None
 
 
+_NO_LINK = ParsedIndexLine(None, None, None)
+_URL_OR_ANCHOR = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:|#")
+
+
 def parse_index_line(text: str) -> ParsedIndexLine:
     """Split an index line into title, link target and hook (None where absent)."""
+    if "](" not in text:
+        return _NO_LINK  # every link has one; skipping the regex keeps huge indexes cheap
     match = _LINK_RE.search(text)
     if not match:
-        return ParsedIndexLine(None, None, None)
+        return _NO_LINK
     target = match.group("target").strip("<>")
-    hook_text = _HOOK_SEPARATORS.sub("", text[match.end() :], count=1).strip()
+    rest = text[match.end() :]
+    hook_text = _HOOK_SEPARATORS.sub("", rest, count=1).strip() if rest else ""
     return ParsedIndexLine(match.group("title").strip(), target or None, hook_text or None)
 
 
 def link_target_path(target: str) -> str | None:
     """The local file a link points at (anchor and query dropped), or None for URLs."""
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("#"):
+    if _URL_OR_ANCHOR.match(target):
         return None
-    path = target.split("#", 1)[0].split("?", 1)[0]
-    path = unquote(path)
+    path = target
+    if "#" in path:
+        path = path.split("#", 1)[0]
+    if "?" in path:
+        path = path.split("?", 1)[0]
+    if "%" in path:
+        path = unquote(path)
     return path.removeprefix("./") or None
 
 

@@ -16,7 +16,8 @@ def js_len(text: str) -> int:
     """Length of `text` as JavaScript counts it (UTF-16 code units)."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    # JS strings may hold lone surrogates (a transcript's "\ud800"): one unit each.
+    return len(text.encode("utf-16-le", errors="surrogatepass")) // 2
 
 
 def js_round(value: float) -> int:
@@ -28,7 +29,7 @@ def js_slice(text: str, start: int, end: int | None = None) -> str:
     """`text.slice(start, end)` in UTF-16 units; a split surrogate pair becomes U+FFFD."""
     if text.isascii():
         return text[start:end]
-    units = text.encode("utf-16-le")
+    units = text.encode("utf-16-le", errors="surrogatepass")
     stop = None if end is None else end * 2
     return units[start * 2 : stop].decode("utf-16-le", errors="replace")
 
@@ -37,8 +38,8 @@ def js_last_index_of(text: str, needle: str, from_index: int) -> int:
     """`text.lastIndexOf(needle, fromIndex)` with both indexes in UTF-16 units."""
     if text.isascii():
         return text.rfind(needle, 0, from_index + len(needle))
-    units = text.encode("utf-16-le")
-    pattern = needle.encode("utf-16-le")
+    units = text.encode("utf-16-le", errors="surrogatepass")
+    pattern = needle.encode("utf-16-le", errors="surrogatepass")
     limit = (from_index * 2) + len(pattern)
     pos = units.rfind(pattern, 0, limit)
     while pos != -1 and pos % 2:

@@ -179,6 +179,21 @@ def _frontmatter_findings(
                 1,
             )
         ]
+    if seen.limit:
+        outcome = (
+            "so all of it is ignored"
+            if seen.error
+            else "so it was read with each value as plain text"
+        )
+        return [
+            _finding(
+                path,
+                "frontmatter-too-complex",
+                "error",
+                f"frontmatter is refused as YAML ({seen.limit}), {outcome}",
+                1,
+            )
+        ]
     if seen.error:
         return [
             _finding(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from stat import S_ISREG
 
 from workbench.engine.frontmatter import (
     description_of,
@@ -20,6 +21,7 @@ from workbench.engine.frontmatter import (
 from workbench.engine.jsutil import js_iso
 from workbench.engine.memory_format import BOTH_LOCATIONS, read_type
 from workbench.engine.profiles.rules import TypeLocation
+from workbench.engine.userfiles import describe, pseudo_filesystems, refusal
 
 MAX_MEMORY_FILES = 200
 ENTRYPOINT_NAME = "MEMORY.md"
@@ -49,9 +51,17 @@ class MemoryHeader:
         return js_iso(self.mtime_ms)
 
 
-def iter_memory_paths(memory_dir: str | os.PathLike[str]) -> list[tuple[str, os.stat_result]]:
-    """Every `.md` file below `memory_dir` except `MEMORY.md`, with its stat, in walk order."""
+def iter_memory_paths(
+    memory_dir: str | os.PathLike[str], problems: list[tuple[str, str]] | None = None
+) -> list[tuple[str, os.stat_result]]:
+    """Every `.md` file below `memory_dir` except `MEMORY.md`, with its stat, in walk order.
+
+    Only regular files (or links to them) are listed: a pipe, socket or device named `*.md`
+    would hang or flood a reader. Those, and links that loop or dangle, go to `problems` as
+    (path, reason) when a list is given, so lint can name them.
+    """
     root = os.fspath(memory_dir)
+    pseudo = pseudo_filesystems()
     found: list[tuple[str, os.stat_result]] = []
     stack = [root]
     while stack:
@@ -68,9 +78,15 @@ def iter_memory_paths(memory_dir: str | os.PathLike[str]) -> list[tuple[str, os.
                     continue
                 if not entry.name.endswith(".md") or entry.name == ENTRYPOINT_NAME:
                     continue
-                found.append((entry.path, entry.stat()))
-            except OSError:
+                info = entry.stat()
+            except OSError as exc:
+                if problems is not None and entry.name.endswith(".md"):
+                    problems.append((entry.path, describe(entry.path, exc)))
                 continue
+            if S_ISREG(info.st_mode) and info.st_dev not in pseudo:
+                found.append((entry.path, info))
+            elif problems is not None:
+                problems.append((entry.path, refusal(info) or "not a regular file"))
         stack.extend(reversed(subdirs))
     return found
 
@@ -128,7 +144,7 @@ def read_header(
 ) -> MemoryHeader | None:
     """Read one file's header; None when it cannot be read (Claude Code drops those)."""
     try:
-        head = read_head(path)
+        head = read_head(path, known=stat)
         if stat is None:
             stat = os.stat(path)
     except OSError:

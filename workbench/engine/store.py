@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.engine.errors import (
@@ -36,6 +37,7 @@ from workbench.engine.index import (
     INDEX_LINE_LIMIT,
     MAX_ENTRYPOINT_LENGTH,
     MAX_ENTRYPOINT_LINES,
+    MAX_ITEMISED_LINES,
     format_index_line,
     link_target_path,
     parse_index_line,
@@ -67,6 +69,16 @@ from workbench.engine.memory_models import (
     SaveResult,
 )
 from workbench.engine.scan import MemoryScanner, format_manifest, iter_memory_paths
+from workbench.engine.userfiles import (
+    INDEX_LIMIT,
+    MEMORY_FILE_LIMIT,
+    SCANNED_FILE_LIMIT,
+    UnreadableFileError,
+    describe,
+    read_bytes,
+    read_start,
+    read_text,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -286,11 +298,11 @@ class MemoryStore:
         if cached and cached.mtime_ns == stat.st_mtime_ns and cached.size == stat.st_size:
             return cached
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(LARGE_FILE_BYTES + 1)
+            # Lint needs only the start of a huge file: it is flagged as too large anyway.
+            data, _ = read_start(path, LARGE_FILE_BYTES + 1, known=stat)
         except OSError as exc:
             finding = LintFinding(
-                self.relative(path), "file-unreadable", "error", f"cannot be read: {exc.strerror}"
+                self.relative(path), "file-unreadable", "error", describe(path, exc)
             )
             return _Analysis(
                 stat.st_mtime_ns, stat.st_size, None, None, None, "", False, False, (finding,)
@@ -312,7 +324,9 @@ class MemoryStore:
         lints = [] if self.scope_of(rel) == "log" else lint_file(facts)
         if facts.team and not binary:
             lints.extend(_team_secret_lints(rel, text))
-        seen = parse_frontmatter("\n".join(text.split("\n")[:30]) + "\n") if not binary else None
+        seen = (
+            parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n") if not binary else None
+        )
         data_fm = seen.data if seen else {}
         name = data_fm.get("name")
         description = data_fm.get("description") or None
@@ -411,17 +425,17 @@ class MemoryStore:
         target = self.resolve(path)
         try:
             stat = target.stat()
-            data = target.read_bytes()
+            if S_ISDIR(stat.st_mode):
+                raise UserInputError(f"{self.relative(target)} is a folder, not a memory file")
+            data = read_bytes(target, MEMORY_FILE_LIMIT, "a memory file", known=stat)
         except FileNotFoundError:
             raise NotFoundError(f"no memory file {self.relative(target)}") from None
-        except IsADirectoryError:
-            raise UserInputError(
-                f"{self.relative(target)} is a folder, not a memory file"
-            ) from None
+        except OSError as exc:
+            raise UserInputError(f"{self.relative(target)}: {describe(target, exc)}") from None
         text, binary, _ = _decode(data)
         entry = self._entry(str(target), stat, self._indexed_paths())
         parsed, body = split_document(text) if not binary else (None, "")
-        head = parse_frontmatter("\n".join(text.split("\n")[:30]) + "\n")
+        head = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
         return MemoryDocument(
             entry=entry,
             frontmatter=dict(parsed.data) if parsed else {},
@@ -457,19 +471,29 @@ class MemoryStore:
         return self.root / "team" if team else self.root
 
     def _read_index(self, team: bool) -> tuple[bytes | None, str]:
+        """The index's bytes and text; (None, "") when it does not exist. A pipe, a device,
+        a link loop or an index over the size limit raises `UnreadableFileError`."""
         try:
-            data = self.index_path(team).read_bytes()
+            data = read_bytes(self.index_path(team), INDEX_LIMIT, "MEMORY.md")
         except FileNotFoundError:
             return None, ""
+        except OSError as exc:
+            path = self.relative(self.index_path(team))
+            raise UnreadableFileError(path, describe(path, exc)) from None
         return data, _decode(data)[0]
 
     def _indexed_paths(self) -> set[str]:
         """Memory paths (relative to the memory folder) that some index line links to."""
         linked: set[str] = set()
         for team in (False, True):
-            _, text = self._read_index(team)
+            try:
+                _, text = self._read_index(team)
+            except OSError:
+                continue  # lint reports the unreadable index; the listing goes on without it
             prefix = "team/" if team else ""
-            for line in text.split("\n"):
+            for line in text.split("\n", MAX_ITEMISED_LINES)[:MAX_ITEMISED_LINES]:
+                if "](" not in line:
+                    continue  # no link: skip the regex (most lines of a huge index)
                 parsed = parse_index_line(line)
                 target = link_target_path(parsed.target) if parsed.target else None
                 if target:
@@ -485,8 +509,12 @@ class MemoryStore:
     def index(self, team: bool = False, *, text: str | None = None) -> IndexReport:
         """The load report for MEMORY.md (or team/MEMORY.md): what loads and what does not."""
         path = self.index_path(team)
-        data, current = self._read_index(team)
-        exists = data is not None
+        unreadable = None
+        try:
+            data, current = self._read_index(team)
+        except UnreadableFileError as exc:
+            data, current, unreadable = None, "", exc.reason
+        exists = data is not None or unreadable is not None
         if text is None:
             # Line endings as written: a CRLF index's `\r` counts toward the 25,000 limit.
             text = _decode_keeping_cr(data) if data is not None else current
@@ -495,12 +523,18 @@ class MemoryStore:
         prefix = "team/" if team else ""
         entries: list[IndexEntry] = []
         linked: set[str] = set()
-        dangling: list[str] = []
+        dangling: dict[str, None] = {}  # ordered and O(1) to test: a huge index stays linear
+        exists_cache: dict[str, bool] = {}
+        folder_name = os.fspath(folder)
         long_lines: list[int] = []
         lines = truncation.trimmed.split("\n") if truncation.trimmed else []
-        for number, line in enumerate(lines, 1):
+        unlisted = max(0, len(lines) - MAX_ITEMISED_LINES)
+        for number, line in enumerate(lines[:MAX_ITEMISED_LINES], 1):
             line = line.removesuffix("\r")
-            if js_len(line) > INDEX_LINE_LIMIT:
+            # JS length is between len() and twice it: measure only lines near the limit.
+            if len(line) > INDEX_LINE_LIMIT or (
+                2 * len(line) > INDEX_LINE_LIMIT and js_len(line) > INDEX_LINE_LIMIT
+            ):
                 long_lines.append(number)
             if not line.strip():
                 continue
@@ -508,10 +542,13 @@ class MemoryStore:
             target_exists: bool | None = None
             local = link_target_path(parsed.target) if parsed.target else None
             if local:
-                target_exists = (folder / local).is_file()
+                target_exists = exists_cache.get(local)
+                if target_exists is None:
+                    target_exists = os.path.isfile(os.path.join(folder_name, local.rstrip("/")))
+                    exists_cache[local] = target_exists
                 linked.add(os.path.normpath(prefix + local).replace(os.sep, "/"))
-                if not target_exists and parsed.target not in dangling:
-                    dangling.append(parsed.target or local)
+                if not target_exists:
+                    dangling.setdefault(parsed.target or local)
             entries.append(
                 IndexEntry(
                     line=number,
@@ -548,10 +585,18 @@ class MemoryStore:
             ),
             loaded_lines=truncation.kept_lines if truncation.trimmed else 0,
             long_lines=tuple(long_lines),
+            unlisted_lines=unlisted,
+            unreadable=unreadable,
         )
 
     def _index_findings(self, team: bool) -> list[LintFinding]:
         report = self.index(team)
+        if report.unreadable:
+            return [
+                LintFinding(
+                    self.relative(report.path), "index-unreadable", "error", report.unreadable
+                )
+            ]
         if not report.exists:
             return []
         rel = self.relative(report.path)
@@ -616,6 +661,12 @@ class MemoryStore:
         findings: list[LintFinding] = []
         for entry in self.list():
             findings.extend(entry.lints)
+        unlisted: list[tuple[str, str]] = []
+        iter_memory_paths(self.root, unlisted)
+        findings.extend(
+            LintFinding(self.relative(path), "file-unreadable", "error", reason)
+            for path, reason in unlisted
+        )
         for team in (False, True):
             findings.extend(self._index_findings(team))
         findings.extend(self._team_secret_findings())
@@ -638,7 +689,7 @@ class MemoryStore:
         findings = []
         for path in sorted(p for p in team_dir.rglob("*") if p.is_file() and p.suffix != ".md"):
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = read_text(path, SCANNED_FILE_LIMIT, "a team file", universal_newlines=True)
             except OSError:
                 continue
             findings.extend(_team_secret_lints(self.relative(path), text))

@@ -31,6 +31,7 @@ from typing import Any
 
 from workbench.engine.atomic import atomic_write_bytes
 from workbench.engine.errors import ConflictError, UserInputError
+from workbench.engine.userfiles import SETTINGS_LIMIT, read_bytes
 from workbench.live.json_text import (
     new_object_text,
     parse_object,
@@ -232,8 +233,8 @@ def _sha(data: bytes | None) -> str | None:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
+    try:  # a regular file only: a pipe or device named settings.json is refused, not read
+        return read_bytes(path, SETTINGS_LIMIT, "a settings file")
     except FileNotFoundError:
         return None
     except IsADirectoryError:

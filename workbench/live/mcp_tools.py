@@ -25,6 +25,7 @@ from workbench.engine.errors import (
     RefusedWriteError,
     UserInputError,
 )
+from workbench.engine.userfiles import INDEX_LIMIT, MEMORY_FILE_LIMIT, read_bytes, read_text
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
@@ -130,7 +131,9 @@ class MemoryTools:
             entries = self.engine.memories.list(scope)
             for entry in entries:
                 try:
-                    text = Path(entry.abs_path).read_text(encoding="utf-8", errors="replace")
+                    text = read_text(
+                        entry.abs_path, MEMORY_FILE_LIMIT, "a memory file", universal_newlines=True
+                    )
                 except OSError:
                     continue
                 haystack = f"{entry.name}\n{entry.description or ''}\n{text}".lower()
@@ -358,7 +361,7 @@ class MemoryTools:
             team = self.engine.locations.is_team_path(str(target))
             index = store.index_path(team)
             try:
-                index_bytes: bytes | None = index.read_bytes()
+                index_bytes: bytes | None = read_bytes(index, INDEX_LIMIT, "MEMORY.md")
             except FileNotFoundError:
                 index_bytes = None
             if index_bytes is not None:
@@ -402,7 +405,9 @@ class MemoryTools:
         with self.lock:
             target = self._memory_path(rel, index_ok=True)
             try:
-                text = target.read_text(encoding="utf-8", errors="replace")
+                text = read_text(
+                    target, MEMORY_FILE_LIMIT, "a memory file", universal_newlines=True
+                )
             except FileNotFoundError:
                 raise NotFoundError(f"no memory file {rel}") from None
             except IsADirectoryError:
@@ -428,7 +433,7 @@ class MemoryTools:
         import hashlib
 
         try:
-            data = target.read_bytes()
+            data = read_bytes(target, MEMORY_FILE_LIMIT, "a memory file")
         except FileNotFoundError:
             raise NotFoundError(f"no memory file {self.engine.memories.relative(target)}") from None
         if fingerprint is not None and hashlib.sha256(data).hexdigest() != fingerprint:

@@ -5,6 +5,7 @@ on generated sessions and on the real transcripts in ../shared/data."""
 from __future__ import annotations
 
 import base64
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -190,3 +191,42 @@ def test_real_transcripts_add_up_and_reconcile_at_every_call(shared_transcripts,
         assert [c.recorded for c in report.calls] == [t.context_tokens for t in replay.turns]
         checked += len(report.calls)
     assert checked > 100
+
+
+def test_a_fifo_transcript_is_refused_at_once(tmp_path):
+    import threading
+
+    from workbench.engine.userfiles import UnreadableFileError
+
+    fifo = tmp_path / "s.jsonl"
+    os.mkfifo(fifo)
+    outcome: list[object] = []
+
+    def attribute() -> None:
+        try:
+            engine_for(tmp_path).context.attribution(fifo, now=NOW)
+        except UnreadableFileError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=attribute, daemon=True)
+    thread.start()
+    thread.join(timeout=20)
+    assert outcome and "pipe" in str(outcome[0]).lower()
+
+
+def test_a_runaway_line_is_skipped_and_later_lines_keep_their_numbers(tmp_path, monkeypatch):
+    from workbench.engine.context import attribution
+
+    path = rich_session(tmp_path / "s.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    expected = engine_for(tmp_path).context.attribution(path, now=NOW)
+    # A metadata line far longer than the cap, between the prompt and the first call.
+    assert max(map(len, lines)) < 100_000
+    runaway = b'{"type":"progress","data":"' + b"z" * 300_000 + b'"}\n'
+    path.write_bytes(b"".join([lines[0], runaway, *lines[1:]]))
+    monkeypatch.setattr(attribution, "TRANSCRIPT_LINE_LIMIT", 100_000)
+    report = engine_for(tmp_path).context.attribution(path, now=NOW)
+    assert [c.line for c in report.calls] == [
+        c.line + (1 if c.line > 1 else 0) for c in expected.calls
+    ]
+    assert [c.estimate for c in report.calls] == [c.estimate for c in expected.calls]

@@ -250,3 +250,53 @@ def test_paths_lists_braces_and_imports_parse_like_claude_code():
     )
     assert [r.path for r in refs] == ["/p/docs/a b.md", "/p/c.md,"]
     assert ignored == []
+
+
+def report_within(engine, seconds: float = 20.0):  # type: ignore[no-untyped-def]
+    """The report, read on a thread: a read that blocks fails the test instead of hanging it."""
+    done: list[object] = []
+    thread = threading.Thread(target=lambda: done.append(engine.instructions.report()))
+    thread.daemon = True
+    thread.start()
+    thread.join(timeout=seconds)
+    assert done, "reading the instruction files must not block"
+    return done[0]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_devices_pipes_and_kernel_files_behind_names_and_imports_are_findings(sandbox):
+    root, engine = sandbox
+    project = root / "project"
+    write(project, {"CLAUDE.md": "Root.\n@pipe.md\n@zero.md\n@status.md\n@big.md\n@ok.md\n"})
+    write(project, {"ok.md": "Fine.\n"})
+    os.mkfifo(project / "pipe.md")
+    os.symlink("/dev/zero", project / "zero.md")
+    os.symlink("/dev/zero", project / "CLAUDE.local.md")
+    # A /proc file says it is regular with size 0 and never needs a writer: only a check on
+    # the file system it lives in keeps the walk from reading kernel state as instructions.
+    os.symlink("/proc/self/status", project / "status.md")
+    (project / "big.md").write_bytes(b"y" * (5 * 1024 * 1024))
+    report = report_within(engine())
+    assert names(report, root) == ["project/CLAUDE.md", "project/ok.md"]
+    problems = {
+        os.path.basename(f.path): f.message
+        for f in report.findings
+        if f.code in ("unreadable", "import-unreadable") or "not loaded" in f.message
+    }
+    assert "pipe" in problems["pipe.md"].lower()
+    assert "device" in problems["zero.md"] and "device" in problems["CLAUDE.local.md"]
+    assert "pseudo-file" in problems["status.md"]
+    assert "too large" in problems["big.md"]
+
+
+def test_a_long_import_loop_and_a_self_import_are_findings_not_a_crash(sandbox):
+    root, engine = sandbox
+    files = {"CLAUDE.md": "@l0.md\n@CLAUDE.md\n"}
+    for k in range(40):
+        files[f"l{k}.md"] = f"Loop {k}.\n@l{(k + 1) % 40}.md\n@l0.md\n"
+    write(root / "project", files)
+    report = report_within(engine())
+    assert names(report, root) == ["project/CLAUDE.md"] + [f"project/l{k}.md" for k in range(4)]
+    found = codes(report)
+    assert "CLAUDE.md" in found["import-circular"]
+    assert found["import-too-deep"] == ["l4.md"]

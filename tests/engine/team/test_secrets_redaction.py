@@ -158,7 +158,7 @@ def test_baseline_round_trip_and_formats(tmp_path: Path):
     findings = find_secrets(text, path="team/notes.md")
     assert len(findings) == 2
     written = tmp_path / "baseline.json"
-    Baseline.from_findings(findings).write(written, findings)
+    Baseline.from_findings(findings).write(written)
     stored = written.read_text()
     assert make_token("npm-access-token", 1) not in stored
     loaded = Baseline.load(written)

@@ -45,6 +45,12 @@ from workbench.engine.context.tokens import (
 )
 from workbench.engine.context.transcript import MESSAGE_TYPES
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.userfiles import (
+    TRANSCRIPT_LINE_LIMIT,
+    line_pieces,
+    open_stream,
+    skip_rest_of_line,
+)
 
 if TYPE_CHECKING:
     from workbench.engine.profiles.detect import ResolvedVersion
@@ -288,9 +294,17 @@ class _Walk:
 
 
 def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Main-chain candidates: (line number, entry), each uuid once."""
+    """Main-chain candidates: (line number, entry), each uuid once; lines are bounded (a
+    runaway line is read past, never held or parsed) and numbered as the file numbers them."""
     seen: set[str] = set()
-    for number, line in enumerate(handle, 1):
+    limit = TRANSCRIPT_LINE_LIMIT
+    pieces = line_pieces(handle, limit)
+    for number, line in enumerate(pieces, 1):
+        if len(line) > limit and line[-1] != 10:
+            # The rest of the line is read from `pieces` past `enumerate`, so the numbers
+            # stay one per line without correction.
+            skip_rest_of_line(pieces)
+            continue
         kind = sniff_type(line)
         if kind is not None and kind not in _MESSAGE_TYPE_BYTES:
             continue
@@ -322,7 +336,8 @@ def attribute_file(
     """
     target = Path(path)
     try:
-        handle = open(target, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+        # A regular file only (a FIFO would never end), bounded lines.
+        handle = open_stream(target, buffering=1 << 20)
     except FileNotFoundError:
         raise NotFoundError(f"no transcript at {target}") from None
     except IsADirectoryError:

@@ -31,6 +31,7 @@ from workbench.engine.context.transcript import (
     Entry,
     compaction_event,
 )
+from workbench.engine.userfiles import TRANSCRIPT_LINE_LIMIT, open_stream
 
 if TYPE_CHECKING:
     from workbench.engine.profiles.detect import ResolvedVersion
@@ -75,6 +76,7 @@ class TranscriptFollower:
         self._offset = 0
         self._inode: tuple[int, int] | None = None
         self._pending = b""
+        self._skipping = False
         self._model: str | None = None
         self._compactions: list[CompactionEvent] = []
         self._last_usage: LastUsage | None = None
@@ -103,6 +105,7 @@ class TranscriptFollower:
             self._meter.add(entry.raw)
         self._offset = tail.end_offset
         self._pending = b""
+        self._skipping = False
         self._model = tail.model
         self._compactions = list(tail.compactions)
         self._last_usage = last_usage_of(tail.messages)
@@ -131,7 +134,7 @@ class TranscriptFollower:
             return FollowUpdate(0, report != before, True, report)
         if stat.st_size == self._offset + len(self._pending):
             return FollowUpdate(0, False, False, self._report)
-        with open(self.path, "rb") as handle:
+        with open_stream(self.path, known=stat) as handle:
             handle.seek(self._offset + len(self._pending))
             data = handle.read(stat.st_size - self._offset - len(self._pending))
         return self.feed(data, size=stat.st_size)
@@ -143,10 +146,19 @@ class TranscriptFollower:
         buffer = self._pending + data
         cut = buffer.rfind(b"\n")
         if cut == -1:
-            self._pending = buffer
+            if len(buffer) > TRANSCRIPT_LINE_LIMIT:
+                # A runaway line: stop holding it; the rest of it is dropped when it ends.
+                self._offset += len(buffer)
+                self._pending = b""
+                self._skipping = True
+            else:
+                self._pending = buffer
             return FollowUpdate(0, False, False, self.report)
         complete, self._pending = buffer[: cut + 1], buffer[cut + 1 :]
         self._offset += len(complete)
+        if self._skipping:
+            complete = complete[complete.find(b"\n") + 1 :]
+            self._skipping = False
         self._size = size if size is not None else self._offset + len(self._pending)
         handled = 0
         for line in complete.split(b"\n"):

@@ -30,6 +30,7 @@ from workbench.engine.context.transcript import (
     compaction_event,
 )
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.userfiles import open_stream
 
 if TYPE_CHECKING:
     from workbench.engine.profiles.detect import ResolvedVersion
@@ -96,7 +97,7 @@ def read_gauge_tail(path: str | os.PathLike[str], *, compactions: bool = True) -
     if target.is_dir():
         raise UserInputError(f"{target} is a folder, not a transcript file")
     try:
-        handle = open(target, "rb")  # noqa: SIM115 - closed in the finally below
+        handle = open_stream(target)  # a regular file only: no FIFO, no /dev/zero
     except FileNotFoundError:
         raise NotFoundError(f"no transcript at {target}") from None
     except PermissionError:
@@ -295,7 +296,7 @@ def _full_read(path: str, size: int) -> TailRead:
 
 
 def _complete_end(path: str, size: int) -> int:
-    with open(path, "rb") as handle:
+    with open_stream(path) as handle:
         handle.seek(max(0, size - 1))
         if handle.read(1) == b"\n":
             return size

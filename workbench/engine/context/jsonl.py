@@ -11,14 +11,19 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from workbench.engine.userfiles import TRANSCRIPT_LINE_LIMIT
+
 try:  # jiter parses about three times faster than the json module on transcript lines
     from jiter import from_json as _fast_loads
 except ImportError:  # pragma: no cover - jiter is a declared dependency
     _fast_loads = None
 
 
-def parse_line(line: bytes) -> dict[str, Any] | None:
-    """One JSONL line as a dict; None when it is not a JSON object."""
+def parse_line(line: bytes, _limit: int = TRANSCRIPT_LINE_LIMIT) -> dict[str, Any] | None:
+    """One JSONL line as a dict; None when it is not a JSON object (or is over the
+    per-line limit: a runaway line would cost many times its size once parsed)."""
+    if len(line) > _limit:
+        return None
     if _fast_loads is not None:
         try:
             value = _fast_loads(line)

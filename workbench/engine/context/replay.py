@@ -29,6 +29,13 @@ from workbench.engine.context.tokens import (
 from workbench.engine.context.transcript import MESSAGE_TYPES as _MESSAGE_TYPES
 from workbench.engine.context.transcript import Entry, Transcript
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.progress import ProgressCallback, Reporter
+from workbench.engine.userfiles import (
+    TRANSCRIPT_LINE_LIMIT,
+    line_pieces,
+    open_stream,
+    skip_rest_of_line,
+)
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -529,22 +536,28 @@ def replay_file(
     thresholds_for: Callable[[str | None], Thresholds],
     default_model: str,
     claude: ResolvedVersion | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> ReplayReport:
     """Replay a transcript file in one streaming pass, without keeping its entries.
 
     This is the fast path for big files: lines are parsed as they are read, metadata lines
     whose type is their first key are skipped unparsed, and only main-chain messages (each
-    uuid once) reach the meter.
+    uuid once) reach the meter. `on_progress` hears how many bytes were read (every few
+    thousand lines; it may raise `OperationCancelled` to stop).
     """
     target = Path(path)
     try:
-        handle = open(target, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+        # A regular file only (a FIFO would never end); lines are streamed, each bounded.
+        handle = open_stream(target, buffering=1 << 20)
     except FileNotFoundError:
         raise NotFoundError(f"no transcript at {target}") from None
     except IsADirectoryError:
         raise UserInputError(f"{target} is a folder, not a transcript file") from None
     with handle:
-        rows = _main_chain_rows(handle)
+        total = os.fstat(handle.fileno()).st_size
+        reporter = Reporter(on_progress, "replaying", total, unit="bytes")
+        reporter(0, force=True)
+        rows = _main_chain_rows(handle, reporter if reporter.active else None)
         first = next(rows, None)
         # A subagent's own file holds only sidechain lines; its chain is the main one.
         sidechain = first is not None and first[1].get("isSidechain") is True
@@ -553,7 +566,7 @@ def replay_file(
             for row in itertools.chain([first] if first else [], rows)
             if (row[1].get("isSidechain") is True) == sidechain
         )
-        return replay_rows(
+        report = replay_rows(
             stream,
             thresholds_for=thresholds_for,
             default_model=default_model,
@@ -561,26 +574,44 @@ def replay_file(
             sidechain=sidechain,
             claude=claude,
         )
+        reporter.finish()
+        return report
 
 
 _MESSAGE_TYPE_BYTES = frozenset(kind.encode() for kind in _MESSAGE_TYPES)
 
 
-def _main_chain_rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+_PROGRESS_EVERY = 4096
+"""Lines between progress reports (a report reads the file position)."""
+
+
+def _main_chain_rows(
+    handle: Any, reporter: Reporter | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     seen: set[str] = set()
-    for number, line in enumerate(handle, 1):
-        kind = sniff_type(line)
-        if kind is not None and kind not in _MESSAGE_TYPE_BYTES:
+    pieces = line_pieces(handle)  # bounded lines at C speed: this loop is the replay's cost
+    drift = 0  # extra pieces runaway lines took, so numbers stay one per line
+    # Locals, not globals, in the loop that runs once per line of a 100 MB file.
+    limit, sniff, parse = TRANSCRIPT_LINE_LIMIT, sniff_type, parse_line
+    message_bytes, message_types = _MESSAGE_TYPE_BYTES, _MESSAGE_TYPES
+    for number, line in enumerate(pieces, 1):
+        if reporter is not None and number % _PROGRESS_EVERY == 0:
+            reporter(handle.tell())
+        if len(line) > limit and line[-1] != 10:
+            drift += skip_rest_of_line(pieces)
+            continue  # a runaway line: read past it, never parsed
+        kind = sniff(line)
+        if kind is not None and kind not in message_bytes:
             continue  # progress, snapshots, summaries: never part of the count
-        raw = parse_line(line)
-        if raw is None or raw.get("type") not in _MESSAGE_TYPES:
+        raw = parse(line)
+        if raw is None or raw.get("type") not in message_types:
             continue
         uuid = raw.get("uuid")
         if isinstance(uuid, str):
             if uuid in seen:
                 continue
             seen.add(uuid)
-        yield number, raw
+        yield number - drift, raw
 
 
 def _output(usage: Mapping[str, Any]) -> int:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from workbench.engine.engine import Engine
     from workbench.engine.profiles import BehaviourProfile
     from workbench.engine.profiles.detect import ResolvedVersion
+    from workbench.engine.progress import ProgressCallback
 
 _MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
 
@@ -319,8 +320,10 @@ class ContextService:
         """How MEMORY.md (or the team one) is cut, or None when it cannot be cut."""
         loc = self.engine.locations
         path = loc.team_entrypoint if team else loc.entrypoint
-        try:
-            data = Path(path).read_bytes()
+        from workbench.engine.userfiles import INDEX_LIMIT, read_bytes
+
+        try:  # a regular file only: a pipe named MEMORY.md must not stall the status line
+            data = read_bytes(path, INDEX_LIMIT, "MEMORY.md")
         except OSError:
             return None
         # A UTF-16 length never exceeds the UTF-8 byte count, and loading only removes text:
@@ -334,10 +337,14 @@ class ContextService:
     # --- analysis -------------------------------------------------------------------------
 
     def replay(
-        self, transcript: str | os.PathLike[str], *, model: str | None = None
+        self,
+        transcript: str | os.PathLike[str],
+        *,
+        model: str | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> ReplayReport:
         """Turn-by-turn context sizes and where auto-compaction would fire (one streaming
-        pass over the file)."""
+        pass over the file; `on_progress` hears the bytes read)."""
         from workbench.engine.context.replay import replay_file
 
         claude = self.claude_for(transcript)
@@ -350,6 +357,7 @@ class ContextService:
             thresholds_for=ladder,
             default_model=model or claude.profile.models.default_model,
             claude=claude,
+            on_progress=on_progress,
         )
 
     def attribution(
@@ -547,7 +555,15 @@ class ContextService:
 
 
 def _read_optional(path: str) -> str | None:
+    """A small text file Claude Code wrote (notes, a summary); None when there is none.
+    A pipe, a device or an oversized file is a one-line error, never a wait."""
+    from workbench.engine.userfiles import NOTES_LIMIT, read_text
+
+    if os.path.isdir(path):
+        return None
     try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return read_text(
+            path, NOTES_LIMIT, "a session-memory or summary file", universal_newlines=True
+        )
+    except (FileNotFoundError, NotADirectoryError):
         return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.engine import userfiles
 from workbench.engine.context.attribution_models import AttributionReport
 
 if TYPE_CHECKING:
@@ -200,10 +201,10 @@ def cache_file(service: ContextService) -> Path:
 
 def _load_cache(path: Path) -> dict[str, Any]:
     try:
-        if path.stat().st_size > 256 * 1024 * 1024:
-            return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = userfiles.load_json(
+            userfiles.read_bytes(path, userfiles.INDEX_LIMIT, "the session cache"), str(path)
+        )
+    except (OSError, ValueError, userfiles.JsonInputError):
         return {}
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
         return {}

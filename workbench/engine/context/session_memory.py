@@ -21,6 +21,7 @@ from workbench.engine.context.tokens import (
     inner_message,
     rough_token_count,
 )
+from workbench.engine.userfiles import NOTES_LIMIT, read_bytes, read_text
 
 MAX_SECTION_LENGTH = 2_000
 """Tokens per section before Claude Code asks for it to be condensed."""
@@ -92,7 +93,8 @@ class LoadedText:
 
 def _load_custom(path: Path) -> LoadedText:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path, NOTES_LIMIT, "a session-memory template").decode("utf-8")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # as read_text gave it
     except FileNotFoundError:
         return LoadedText(None, "default", str(path))
     except (OSError, UnicodeDecodeError) as exc:
@@ -394,8 +396,12 @@ def read_session_memory(path: str, config_home: str) -> SessionMemoryReport:
     template, loaded = effective_template(config_home)
     target = Path(path)
     try:
-        content: str | None = target.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        content: str | None = (
+            None
+            if target.is_dir()
+            else read_text(target, NOTES_LIMIT, "a session-memory file", universal_newlines=True)
+        )
+    except (FileNotFoundError, NotADirectoryError):
         content = None
     if content is None:
         return SessionMemoryReport(

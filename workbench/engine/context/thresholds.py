@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -20,6 +19,7 @@ from workbench.engine.envflags import is_truthy, positive_int
 from workbench.engine.jsutil import js_round
 from workbench.engine.profiles import BehaviourProfile, newest_profile
 from workbench.engine.profiles.rules import CompactWindowRules
+from workbench.engine.userfiles import SETTINGS_LIMIT, JsonInputError, load_json, read_bytes
 
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000
 AUTOCOMPACT_BUFFER_TOKENS = 13_000
@@ -66,10 +66,10 @@ def load_global_config(env: Mapping[str, str], config_home: str) -> GlobalConfig
     """Read `autoCompactEnabled` and the 1M experiment flag; any problem means defaults."""
     path = global_config_path(env, config_home)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_bytes(path, SETTINGS_LIMIT, "a config file"), str(path))
     except FileNotFoundError:
         return GlobalConfig(path=None)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, JsonInputError) as exc:
         return GlobalConfig(path=str(path), error=f"{exc.__class__.__name__}: unreadable")
     if not isinstance(data, dict):
         return GlobalConfig(path=str(path), error="not a JSON object")

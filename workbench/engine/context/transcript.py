@@ -33,6 +33,7 @@ from workbench.engine.context.tokens import (
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
 from workbench.engine.profiles.records import ALL_RECORD_TYPES
+from workbench.engine.userfiles import iter_lines, open_stream
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -406,7 +407,8 @@ class Transcript:
         if target.is_dir():
             raise UserInputError(f"{target} is a folder, not a transcript file")
         try:
-            with open(target, "rb") as handle:
+            # A regular file only: a FIFO would never end, /dev/zero would fill memory.
+            with open_stream(target) as handle:
                 size = os.fstat(handle.fileno()).st_size
                 skipped = 0
                 if max_bytes is not None and size > max_bytes:
@@ -993,8 +995,8 @@ def _quick_session_info(target: Path, stat: os.stat_result, extras: dict[str, An
     titles: list[Entry] = []
     first_prompt: str | None = None
     first_command: str | None = None
-    with open(target, "rb", buffering=1 << 20) as handle:
-        for line in handle:
+    with open_stream(target, buffering=1 << 20) as handle:
+        for line in iter_lines(handle):
             kind = sniff_type(line)
             if kind in _TITLE_TYPES:
                 raw = parse_line(line)

@@ -1,14 +1,16 @@
-"""Bounded reads of instruction files: regular files only, never blocking, capped in size.
+"""Bounded reads of instruction files, through `workbench.engine.userfiles`.
 
 CLAUDE.md files are user files in any folder up the tree, so one of them may be a pipe, a
-device or something enormous; none of that may hang or swamp the workbench.
+device or something enormous; none of that may hang or swamp the workbench, and each becomes
+a finding on the report instead of an error.
 """
 
 from __future__ import annotations
 
-import os
-import stat
+import errno
 from dataclasses import dataclass
+
+from workbench.engine import userfiles
 
 MAX_INSTRUCTION_BYTES = 4 * 1024 * 1024
 """Larger files are not read (Claude Code would load them whole; the report says so)."""
@@ -31,46 +33,16 @@ class FileText:
 def read_instruction_file(path: str, max_bytes: int = MAX_INSTRUCTION_BYTES) -> FileText:
     """The UTF-8 text at `path` (invalid bytes become U+FFFD, as Node decodes them)."""
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
+        data = userfiles.read_bytes(path, max_bytes, "an instruction file")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return FileText(None, "missing")
-    except NotADirectoryError:
-        return FileText(None, "missing")
+    except userfiles.UnreadableFileError as exc:
+        if exc.errno == errno.EFBIG:
+            size = exc.reason.removesuffix("; not read")
+            return FileText(None, f"too large for the workbench to read ({size})")
+        if exc.reason.startswith("a folder"):
+            return FileText(None, "missing")  # Claude Code treats a folder like an absent file
+        return FileText(None, exc.reason)
     except OSError as exc:
-        return FileText(None, f"cannot be read ({exc.strerror})")
-    if stat.S_ISDIR(info.st_mode):
-        return FileText(None, "missing")  # Claude Code treats a folder like an absent file
-    if not stat.S_ISREG(info.st_mode):
-        return FileText(None, "not a regular file (a pipe, socket or device): not read")
-    if info.st_size > max_bytes:
-        return FileText(
-            None, f"{info.st_size:,} bytes: too large for the workbench to read", info.st_size
-        )
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return FileText(None, "missing")
-    except OSError as exc:
-        return FileText(None, f"cannot be read ({exc.strerror})")
-    try:
-        # Swapped for something else between the stat and the open: refuse it again.
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return FileText(None, "not a regular file (a pipe, socket or device): not read")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= max_bytes:
-            data = os.read(fd, min(1 << 20, max_bytes + 1 - size))
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-    except OSError as exc:
-        return FileText(None, f"cannot be read ({exc.strerror})")
-    finally:
-        os.close(fd)
-    if size > max_bytes:
-        return FileText(
-            None, f"over {max_bytes:,} bytes: too large for the workbench to read", size
-        )
-    return FileText(b"".join(chunks).decode("utf-8", errors="replace"), None, size)
+        return FileText(None, userfiles.describe(path, exc))
+    return FileText(data.decode("utf-8", errors="replace"), None, len(data))

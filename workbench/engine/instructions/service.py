@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from workbench.engine import userfiles
 from workbench.engine.instructions.globs import FileListing, list_files, matching_files
 from workbench.engine.instructions.loader import PendingRule, Walk, folders_down_to, is_under
 from workbench.engine.instructions.models import (
@@ -195,10 +195,10 @@ class InstructionsService:
 
         path = global_config_path(self.engine.env, self.engine.locations.config_home)
         try:
-            if path.stat().st_size > 64 * 1024 * 1024:
-                return False
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = userfiles.load_json(
+                userfiles.read_bytes(path, userfiles.SETTINGS_LIMIT, "a config file"), str(path)
+            )
+        except (OSError, ValueError, userfiles.JsonInputError):
             return False
         projects = data.get("projects") if isinstance(data, dict) else None
         if not isinstance(projects, dict):

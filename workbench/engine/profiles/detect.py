@@ -118,8 +118,10 @@ class ResolvedVersion:
 def transcript_version(path: str | os.PathLike[str]) -> str | None:
     """The `version` of the last record that has one (the release that wrote last), looked
     for in the file's end, then its start."""
+    from workbench.engine.userfiles import open_stream
+
     try:
-        with open(path, "rb") as handle:
+        with open_stream(path) as handle:  # regular files only: a FIFO must not block here
             size = os.fstat(handle.fileno()).st_size
             for window in TAIL_BYTES:
                 start = max(0, size - window)

@@ -37,6 +37,7 @@ from workbench.engine.recall.selector import (
 from workbench.engine.recall.signals import SessionSignals, session_signals
 from workbench.engine.recall.surfacing import SurfacingView, read_for_surfacing, surface
 from workbench.engine.scan import MemoryHeader, MemoryScanner, format_manifest
+from workbench.engine.userfiles import read_start
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -530,8 +531,7 @@ def _document_for(header: MemoryHeader) -> RankDocument:
     name = ""
     body = ""
     try:
-        with open(header.file_path, "rb") as handle:
-            head = handle.read(_HEAD_BYTES)
+        head, _ = read_start(header.file_path, _HEAD_BYTES)  # regular files only
         text = normalize_text(head.decode("utf-8", errors="replace"))
         parsed = parse_frontmatter(text)
         raw_name = parsed.data.get("name")

@@ -7,6 +7,7 @@ in per turn, and once 60 KB of memories have been surfaced in a session, recall 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -14,11 +15,14 @@ from typing import Any, Literal
 from workbench.engine.frontmatter import normalize_text
 from workbench.engine.jsutil import js_len
 from workbench.engine.recall.freshness import memory_age_days, memory_header
+from workbench.engine.userfiles import open_regular, read_fd
 
 MAX_MEMORY_LINES = 200
 MAX_MEMORY_BYTES = 4096
 MAX_MEMORIES_PER_TURN = 5
 MAX_SESSION_BYTES = 60 * 1024
+SURFACE_READ_BYTES = 64 * 1024
+"""What is held of a file being surfaced: 4,096 bytes of text come from at most ~8 KB."""
 
 TruncationReason = Literal["bytes", "lines"]
 
@@ -50,10 +54,14 @@ def truncation_notice(reason: TruncationReason, path: str) -> str:
 
 
 def read_for_surfacing(path: str, data: bytes | None = None) -> SurfacedRead:
-    """`readMemoriesForSurfacing` for one file: whole lines up to 200 lines and 4,096 bytes."""
+    """`readMemoriesForSurfacing` for one file: whole lines up to 200 lines and 4,096 bytes.
+
+    Only the start of the file is held (4,096 bytes of text never need more than
+    `SURFACE_READ_BYTES` of it); the rest of a big file is streamed past to count its lines.
+    """
+    whole = None
     if data is None:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data, whole = _read_start_and_count(path)
     text = normalize_text(data.decode("utf-8", errors="replace"))
     lines = text.split("\n")
     if lines and lines[-1] == "" and len(lines) > 1:
@@ -78,10 +86,30 @@ def read_for_surfacing(path: str, data: bytes | None = None) -> SurfacedRead:
         content=content,
         truncated=reason,
         kept_lines=len(kept),
-        total_lines=len(lines),
+        total_lines=len(lines) if whole is None else whole[1],
         kept_bytes=used,
-        total_bytes=len(data),
+        total_bytes=len(data) if whole is None else whole[0],
     )
+
+
+def _read_start_and_count(path: str) -> tuple[bytes, tuple[int, int] | None]:
+    """The first `SURFACE_READ_BYTES` of a regular file and, when the file is longer, its
+    size and line count (counted by streaming past the rest, not holding it)."""
+    fd, info = open_regular(path)
+    try:
+        data = read_fd(fd, SURFACE_READ_BYTES + 1, info.st_size + 1)  # sized: most are small
+        if len(data) <= SURFACE_READ_BYTES:
+            return data, None
+        size, newlines, last = len(data), data.count(b"\n"), data[-1:]
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            newlines += chunk.count(b"\n")
+            last = chunk[-1:]
+    finally:
+        os.close(fd)
+    # As `split` counts them below: a final newline ends the last line, not a new one.
+    lines = newlines + 1 - (1 if last == b"\n" and newlines else 0)
+    return data[:SURFACE_READ_BYTES], (size, lines)
 
 
 def wrap_reminder(header: str, content: str) -> str:

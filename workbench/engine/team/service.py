@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.progress import ProgressCallback
 from workbench.engine.team.secrets.guard import check_team_mem_secrets
 from workbench.engine.team.secrets.prefilter import backend_from_env, get_prefilter
 from workbench.engine.team.secrets.redaction import Redaction, redact
@@ -22,7 +23,8 @@ from workbench.engine.team.secrets.scanner import (
     find_secrets,
     scan_for_secrets,
 )
-from workbench.engine.team.secrets.suppression import Baseline
+from workbench.engine.team.secrets.suppression import Baseline, Exclusions
+from workbench.engine.userfiles import read_start
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -76,9 +78,16 @@ class TeamService:
         *,
         baseline: str | os.PathLike[str] | Baseline | None = None,
         backend: str | None = None,
+        exclusions: Exclusions | None = None,
+        max_size: int | None = None,
+        texts: Sequence[tuple[str, str]] = (),
+        on_progress: ProgressCallback | None = None,
     ) -> SecretScanReport:
-        """Scan files and folders (default: the memory folder) with suppressions applied."""
-        if not paths:
+        """Scan files and folders (default: the memory folder, unless only `texts` are given)
+        with suppressions applied; see `scan_files`."""
+        if not paths and texts:
+            paths = []
+        elif not paths:
             folder = Path(self.engine.locations.memory_dir)
             if not folder.is_dir():
                 raise NotFoundError(f"the memory folder does not exist yet: {folder}")
@@ -90,6 +99,10 @@ class TeamService:
             display=lambda file: self.display_path(file),
             baseline=baseline,
             backend=backend or self.secret_engine,
+            exclusions=exclusions,
+            max_size=max_size,
+            texts=texts,
+            on_progress=on_progress,
         )
 
     def redact_text(self, text: str) -> Redaction:
@@ -116,8 +129,7 @@ class TeamService:
         """A file's text with every secret replaced (the file itself is not changed).
         Binary files are refused: their bytes are never echoed."""
         file = self.resolve_file(path)
-        with open(file, "rb") as handle:
-            head = handle.read(8192)
+        head, _ = read_start(file, 8192)  # a regular file only, even if swapped since
         if b"\0" in head:
             raise UserInputError(f"{path} is a binary file; redact prints text files only")
         return self.redact_text(read_text(file))

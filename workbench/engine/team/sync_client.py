@@ -23,8 +23,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from workbench import __version__
-from workbench.engine.errors import PathTraversalError
+from workbench.engine.errors import OperationCancelled, PathTraversalError
 from workbench.engine.jsutil import now_iso
+from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.team.sync_keys import (
     display_key,
     file_name_problem,
@@ -483,8 +484,14 @@ class TeamSyncClient:
             self.team_dir, self.state.server_max_entries, scanner=self._scanner
         )
 
-    async def push(self, *, force: bool = False) -> PushResult:
-        """Upload local entries whose hash differs from the server's (local wins)."""
+    async def push(
+        self, *, force: bool = False, on_progress: ProgressCallback | None = None
+    ) -> PushResult:
+        """Upload local entries whose hash differs from the server's (local wins).
+
+        `on_progress` hears how many changed entries were uploaded, before the first batch and
+        after each one; raising `OperationCancelled` from it stops between batches (what was
+        uploaded is recorded; nothing is sent half)."""
         local = await asyncio.to_thread(self.read_local)
         if self.state.push_suppressed_reason is not None:
             gone = set(self.state.suppressed_keys) - local.all_keys
@@ -501,7 +508,11 @@ class TeamSyncClient:
                 self._record("push", "suppressed", None)
                 self.save_state()
                 return result
-        result = await self._push_loop(local)
+        try:
+            result = await self._push_loop(local, on_progress)
+        except OperationCancelled:
+            self.save_state()  # the batches that went through stay known
+            raise
         if result.status == "error" and is_permanent_failure(result.error):
             assert result.error is not None
             reason = result.error.kind
@@ -520,7 +531,9 @@ class TeamSyncClient:
         self.save_state()
         return result
 
-    async def _push_loop(self, local: LocalSnapshot) -> PushResult:
+    async def _push_loop(
+        self, local: LocalSnapshot, on_progress: ProgressCallback | None = None
+    ) -> PushResult:
         uploaded: list[str] = []
         batches_sent = 0
         conflict_retries = 0
@@ -550,6 +563,9 @@ class TeamSyncClient:
             if not delta:
                 return finish("ok")
             conflict = False
+            report = Reporter(on_progress, "pushing", len(delta), unit="entries")
+            sent = 0
+            report(sent, force=True)
             for batch in batch_delta_by_bytes(delta):
                 put = await self._put(batch)
                 if put.ok:
@@ -561,6 +577,8 @@ class TeamSyncClient:
                     if put.checksum:
                         self.state.last_known_checksum = put.checksum
                     await guard.replaced(batch, local)
+                    sent += len(batch)
+                    report(sent, force=True)  # after the state knows this batch
                     continue
                 if put.conflict:
                     conflict = True

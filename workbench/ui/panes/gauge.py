@@ -29,7 +29,7 @@ from textual.widgets import Select, Static
 from textual.worker import get_current_worker
 
 from workbench.engine.context.thresholds import NO_THRESHOLD
-from workbench.engine.errors import WorkbenchError
+from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.engine.jsutil import format_file_size
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from workbench.engine.context.replay import ReplayReport
     from workbench.engine.context.service import TokenMeasurements
     from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.progress import Progress
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -73,6 +74,15 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Gauge: Pick session",
         "Choose which session's transcript the gauge reads",
         show=True,
+        scope="pane",
+    ),
+    ActionSpec(
+        "cancel-replay",
+        "escape",
+        "cancel_replay",
+        "Cancel",
+        "Gauge: Cancel the replay",
+        "Stop replaying a big transcript for the plot (f5 runs it again)",
         scope="pane",
     ),
 )
@@ -255,12 +265,22 @@ def overrides_content(report: GaugeReport) -> Content:
     return Content("\n").join(rows)
 
 
-def plot_title(replay: ReplayReport | None, report: GaugeReport | None) -> Content:
-    """The line above the plot."""
+def plot_title(
+    replay: ReplayReport | None,
+    report: GaugeReport | None,
+    *,
+    progress: float | None = None,
+    cancelled: bool = False,
+) -> Content:
+    """The line above the plot; while the replay runs, how far it got."""
     if replay is None:
-        return Content.assemble(
-            ("Context per API call", "bold"), ("  replaying…", "$foreground-muted")
-        )
+        if cancelled:
+            status = "  replay cancelled · f5 runs it again"
+        elif progress is not None:
+            status = f"  replaying… {progress:.0%} · esc cancels"
+        else:
+            status = "  replaying…"
+        return Content.assemble(("Context per API call", "bold"), (status, "$foreground-muted"))
     compactions = len(replay.compactions)
     parts: list[tuple[str, str] | str] = [
         ("Context per API call", "bold"),
@@ -386,6 +406,21 @@ class GaugePane(Pane):
             self.session_id = session_id
             self.replay = replay
 
+    class ReplayProgress(Message):
+        """How far the replay behind the plot has read (a fraction of the file)."""
+
+        def __init__(self, session_id: str, fraction: float | None) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.fraction = fraction
+
+    class ReplayCancelled(Message):
+        """The replay was cancelled before it finished."""
+
+        def __init__(self, session_id: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+
     class Measured(Message):
         """The messages were counted with the rough estimate and cl100k."""
 
@@ -418,6 +453,9 @@ class GaugePane(Pane):
         self._loaded = False
         self._analysed: tuple[str, int] | None = None
         self._analysis_timer: Timer | None = None
+        self._replaying = False
+        self._replay_progress: float | None = None
+        self._replay_cancelled = False
         self._plot_series: PlotSeries | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -498,8 +536,18 @@ class GaugePane(Pane):
     def _analyse(self, session_id: str, path: str) -> None:
         context = self.engine.context
         worker = get_current_worker()
+
+        def progress(step: Progress) -> None:
+            # Called in this thread by the replay: the way to stop it, and to show how far.
+            if worker.is_cancelled:
+                raise OperationCancelled("replay cancelled")
+            self.post_message(self.ReplayProgress(session_id, step.fraction))
+
         try:
-            replay = context.replay(path)
+            replay = context.replay(path, on_progress=progress)
+        except OperationCancelled:
+            self.post_message(self.ReplayCancelled(session_id))
+            return
         except (WorkbenchError, OSError) as exc:
             self.post_message(self.ReadFailed("replay", str(exc), session_id))
             return
@@ -564,16 +612,48 @@ class GaugePane(Pane):
             )
 
     def _start_analysis(self, session_id: str, path: str, size: int) -> None:
-        if session_id != self.session_id or not path:
+        if session_id != self.session_id or not path or self._replay_cancelled:
             return
         self._analysed = (session_id, size)
+        self._replaying = True
+        self._replay_progress = None
+        self.refresh_bindings()
         self._analyse(session_id, path)
+
+    def _replay_done(self) -> None:
+        self._replaying = False
+        self._replay_progress = None
+        self.refresh_bindings()
 
     @on(ReplayRead)
     def _replay_read(self, message: ReplayRead) -> None:
         message.stop()
         if message.session_id == self.session_id:
+            self._replay_done()
             self.replay = message.replay
+
+    @on(ReplayProgress)
+    def _replay_progressed(self, message: ReplayProgress) -> None:
+        message.stop()
+        if message.session_id == self.session_id and self._replaying:
+            self._replay_progress = message.fraction
+            self._render_plot()
+
+    @on(ReplayCancelled)
+    def _replay_cancelled_message(self, message: ReplayCancelled) -> None:
+        message.stop()
+        # A replay replaced by a newer one is cancelled too; only the user's cancel shows.
+        if message.session_id == self.session_id and self._replay_cancelled:
+            self._replay_done()
+            self._render_plot()
+
+    def action_cancel_replay(self) -> None:
+        """Stop the replay behind the plot (the reading and the counts stay); live changes
+        do not start it again until f5 or another session."""
+        if self._replaying:
+            self._replay_cancelled = True
+            self.workers.cancel_group(self, "gauge-analysis")
+            self._render_plot()
 
     @on(Measured)
     def _measured(self, message: Measured) -> None:
@@ -608,6 +688,8 @@ class GaugePane(Pane):
         self.replay = None
         self.measurements = None
         self._analysed = None
+        self._replay_cancelled = False
+        self._replay_done()
         self._plot_series = None
         if self._analysis_timer is not None:
             self._analysis_timer.stop()
@@ -684,7 +766,14 @@ class GaugePane(Pane):
 
     def _render_plot(self) -> None:
         plot = self.query_one(ContextPlot)
-        self.query_one(".gauge-plot-title", Static).update(plot_title(self.replay, self.report))
+        self.query_one(".gauge-plot-title", Static).update(
+            plot_title(
+                self.replay,
+                self.report,
+                progress=self._replay_progress if self._replaying else None,
+                cancelled=self._replay_cancelled,
+            )
+        )
         series = self._plot_series
         if series is not None and self.report is not None:
             series = series.with_now(self.report.used)
@@ -730,6 +819,8 @@ class GaugePane(Pane):
         # Following and picking need a session; refresh is always there.
         if action in ("toggle_follow", "pick_session"):
             return True if self.sessions else None
+        if action == "cancel_replay":
+            return True if self._replaying else None
         return True
 
     def _stop_following(self) -> None:
@@ -739,6 +830,7 @@ class GaugePane(Pane):
         """Read the session list, the gauge, the plot and the counts again."""
         self._loaded = True
         self._load_sessions()
+        self._replay_cancelled = False
         if self.session_id is not None:
             session_id = self.session_id
             self._analysed = None

@@ -27,7 +27,8 @@ from textual.reactive import reactive
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from workbench.engine.errors import UserInputError, WorkbenchError
+from workbench.engine.errors import OperationCancelled, UserInputError, WorkbenchError
+from workbench.engine.progress import Progress
 from workbench.engine.team.sync_models import PushResult
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
@@ -79,6 +80,15 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Force push",
         "Sync: Force push",
         "Push even though an earlier permanent failure suppressed pushes",
+        scope="pane",
+    ),
+    ActionSpec(
+        "cancel-push",
+        "escape",
+        "cancel_push",
+        "Cancel",
+        "Sync: Cancel the push",
+        "Stop a running push after the batch in flight (what went up stays recorded)",
         scope="pane",
     ),
     ActionSpec(
@@ -650,6 +660,14 @@ class TeamSyncPane(Pane):
     class WatchStopped(Message):
         """The watcher stopped (flushing pending changes first)."""
 
+    class PushCancelled(Message):
+        """A push stopped between batches because the user cancelled it."""
+
+        def __init__(self, uploaded: int, total: int) -> None:
+            super().__init__()
+            self.uploaded = uploaded
+            self.total = total
+
     def __init__(
         self,
         *,
@@ -664,6 +682,8 @@ class TeamSyncPane(Pane):
         self._loaded = False
         self._watch_debounce = watch_debounce
         self._watch_stop: asyncio.Event | None = None
+        self._pushing = False
+        self._cancel_push = False
 
     def compose_body(self) -> ComposeResult:
         yield Static(classes="team-header")
@@ -832,6 +852,8 @@ class TeamSyncPane(Pane):
             return True if (self._can_sync() and suppressed) else None
         if action == "toggle_watch":
             return True if (self.watching or self._can_sync()) else None
+        if action == "cancel_push":
+            return True if self._pushing else None
         return True
 
     EXPLAINED_ACTIONS = frozenset({"push_team", "pull_team", "force_push_team", "toggle_watch"})
@@ -874,6 +896,12 @@ class TeamSyncPane(Pane):
             self.busy = "pushing (forced)…"
             self._run_push(force=True)
 
+    def action_cancel_push(self) -> None:
+        """Ask the running push to stop after the batch in flight."""
+        if self._pushing and not self._cancel_push:
+            self._cancel_push = True
+            self.busy = "cancelling the push…"
+
     def action_pull_team(self) -> None:
         """Pull the team memory."""
         if self._can_sync():
@@ -908,8 +936,31 @@ class TeamSyncPane(Pane):
         client = await self._open_client("push")
         if client is None:
             return
-        async with client:
-            result = await client.push(force=force)
+        self._pushing, self._cancel_push = True, False
+        self.refresh_bindings()
+        seen = Progress("pushing", 0, 0)
+
+        def progress(step: Progress) -> None:
+            # Runs on the event loop between batches: show how far, or stop here.
+            nonlocal seen
+            seen = step
+            if self._cancel_push:
+                raise OperationCancelled("push cancelled")
+            if step.total:
+                self.busy = (
+                    f"pushing {step.done:,}/{step.total:,} entries ({step.fraction:.0%}) "
+                    "· esc cancels"
+                )
+
+        try:
+            async with client:
+                result = await client.push(force=force, on_progress=progress)
+        except OperationCancelled:
+            self.post_message(self.PushCancelled(seen.done, seen.total or 0))
+            return
+        finally:
+            self._pushing = False
+            self.refresh_bindings()
         self.post_message(self.SyncFinished("push", result, client.repo))
 
     @work(exclusive=True, group="sync", exit_on_error=False, description="Pulling team memory")
@@ -999,6 +1050,18 @@ class TeamSyncPane(Pane):
         elif message.event == "unsuppressed":
             self.notify("A team file was deleted: pushes are allowed again.", title="Team sync")
             self._load_report()
+
+    @on(PushCancelled)
+    def _push_cancelled(self, message: PushCancelled) -> None:
+        message.stop()
+        self.busy = None
+        text = (
+            f"Push cancelled after {message.uploaded:,} of {message.total:,} changed "
+            "entries; the next push sends the rest."
+        )
+        self.last = LastSync(text, "warning")
+        self.notify(text, title="Team sync", severity="warning")
+        self._load_report()
 
     @on(WatchStopped)
     def _watch_stopped(self, message: WatchStopped) -> None:

@@ -19,6 +19,7 @@ from workbench.engine.context.tokens import (
     rough_token_count_for_file_type,
 )
 from workbench.engine.jsutil import js_len, js_slice
+from workbench.engine.userfiles import NOTES_LIMIT, read_text
 
 POST_COMPACT_MAX_FILES_TO_RESTORE = 5
 POST_COMPACT_TOKEN_BUDGET = 50_000
@@ -187,10 +188,8 @@ def _read_disk(path: str, project_root: str | None) -> str | None:
     target = Path(path)
     if not target.is_absolute() and project_root:
         target = Path(project_root) / target
-    try:
-        if not target.is_file() or target.stat().st_size > _MAX_DISK_READ:
-            return None
-        return target.read_text(encoding="utf-8", errors="replace")
+    try:  # a regular file only: a path named in a transcript may be a pipe or a device
+        return read_text(target, _MAX_DISK_READ, "a file to restore", universal_newlines=True)
     except OSError:
         return None
 
@@ -354,7 +353,8 @@ def _skill_file(name: str, skill_dirs: Sequence[str]) -> tuple[str | None, str |
     for folder in skill_dirs:
         candidate = Path(folder) / short / "SKILL.md"
         try:
-            return str(candidate), candidate.read_text(encoding="utf-8", errors="replace")
+            text = read_text(candidate, NOTES_LIMIT, "a skill file", universal_newlines=True)
+            return str(candidate), text
         except OSError:
             continue
     return None, None

@@ -1,0 +1,259 @@
+"""Progress of long work: shown on a terminal's stderr, absent when piped or with --json, and
+every long operation can be cancelled (ctrl+c in the CLI; a callback that raises in the
+engine, which is how the app's cancel actions stop workers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from secretgen import make_token
+
+from workbench.engine.errors import OperationCancelled
+from workbench.engine.progress import Progress, Reporter
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT = 60.0
+
+
+def _folder(tmp_path: Path, files: int = 60) -> Path:
+    root = tmp_path / "many"
+    for n in range(files):
+        sub = root / f"d{n % 5}"
+        sub.mkdir(parents=True, exist_ok=True)
+        body = f"note {n}\n" + (f"key {make_token('github-pat', n)}\n" if n % 20 == 0 else "")
+        (sub / f"m{n}.md").write_text(body, encoding="utf-8")
+    return root
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env.update(WORKBENCH_PROGRESS_AFTER="0", **extra)
+    return env
+
+
+def run_with_tty_stderr(argv: list[str], *, interrupt_after: str | None = None):
+    """Run `workbench ARGV` with stderr on a pseudo-terminal and stdout piped; returns
+    (exit code, stdout, what the terminal showed). With `interrupt_after`, SIGINT is sent
+    once that text has appeared on the terminal."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workbench", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        cwd=REPO,
+        env=_env(),
+    )
+    os.close(follower)
+    shown = b""
+    deadline = time.monotonic() + TIMEOUT
+    interrupted = False
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            shown += chunk
+        if interrupt_after and not interrupted and interrupt_after.encode() in shown:
+            process.send_signal(signal.SIGINT)
+            interrupted = True
+        if not ready and process.poll() is not None:
+            break
+    assert process.stdout is not None
+    out = process.stdout.read().decode()
+    code = process.wait(timeout=TIMEOUT)
+    os.close(leader)
+    return code, out, shown.decode(errors="replace")
+
+
+def test_scan_progress_shows_on_a_terminal(tmp_path: Path):
+    folder = _folder(tmp_path)
+    code, out, shown = run_with_tty_stderr(["scan-secrets", str(folder)])
+    assert code == 1
+    assert "scanning" in shown and "/60 files" in shown and "(100%)" in shown
+    assert "\x1b[K" in shown  # drawn in place and erased at the end
+    assert "scanning" not in out and "3 findings in 60 files" in out
+    for n in (0, 20, 40):
+        assert make_token("github-pat", n) not in shown + out
+
+
+def test_no_progress_when_piped_or_with_json(tmp_path: Path):
+    folder = _folder(tmp_path)
+    piped = subprocess.run(
+        [sys.executable, "-m", "workbench", "scan-secrets", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=_env(),
+        timeout=TIMEOUT,
+    )
+    assert piped.returncode == 1 and piped.stderr == ""
+    code, out, shown = run_with_tty_stderr(["scan-secrets", str(folder), "--json"])
+    assert code == 1 and json.loads(out)["files_scanned"] == 60
+    assert "scanning" not in shown
+
+
+def test_replay_progress_shows_on_a_terminal(tmp_path: Path):
+    transcript = tmp_path / "session.jsonl"
+    lines = [json.dumps({"type": "progress", "n": n}) for n in range(9000)]
+    lines.append(
+        json.dumps(
+            {
+                "type": "assistant",
+                "uuid": "a1",
+                "message": {
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-6",
+                    "content": [{"type": "text", "text": "hi"}],
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                },
+            }
+        )
+    )
+    transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, shown = run_with_tty_stderr(["replay", str(transcript), "--project", str(tmp_path)])
+    assert code == 0, out + shown
+    assert "replaying" in shown and "bytes" in shown and "(100%)" in shown
+    assert "replaying" not in out
+
+
+def test_ctrl_c_ends_a_scan_with_one_line(tmp_path: Path):
+    folder = _folder(tmp_path)
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)  # reading it blocks: the scan is still running when ctrl+c comes
+    code, out, shown = run_with_tty_stderr(
+        ["scan-secrets", str(folder), str(fifo)], interrupt_after="scanning"
+    )
+    assert code == 130
+    assert out == ""
+    assert "workbench: cancelled" in shown and "Traceback" not in shown
+    visible = shown.replace("\r", "\n").split("\n")
+    assert [line for line in visible if "cancelled" in line] == ["workbench: cancelled"]
+
+
+# --- the engine side ------------------------------------------------------------------------
+
+
+def test_reporter_throttles_and_always_reports_the_end():
+    seen: list[Progress] = []
+    report = Reporter(seen.append, "working", 1000, interval=3600)
+    report(0, force=True)
+    for n in range(1, 1000):
+        report(n)
+    report.finish()
+    assert [p.done for p in seen] == [0, 1000]
+    assert seen[-1].finished and seen[-1].fraction == 1.0
+    quiet = Reporter(None, "working", 10)
+    quiet(5)
+    quiet.finish()
+    assert not quiet.active
+
+
+def test_a_scan_reports_each_file_and_stops_when_cancelled(tmp_path: Path):
+    from workbench.engine.team.secrets.report import scan_files
+
+    folder = _folder(tmp_path)
+    seen: list[Progress] = []
+    report = scan_files([folder], on_progress=seen.append)
+    assert seen[0].done == 0 and seen[-1].done == seen[-1].total == 60
+    assert all(p.task == "scanning" and p.unit == "files" for p in seen)
+    assert len(report.findings) == 3
+
+    calls = 0
+
+    def stop_at_once(_progress: Progress) -> None:
+        nonlocal calls
+        calls += 1
+        raise OperationCancelled("stop")
+
+    with pytest.raises(OperationCancelled):
+        scan_files([folder], on_progress=stop_at_once)
+    assert calls == 1
+
+
+def test_a_replay_stops_when_its_callback_raises(tmp_path: Path, monkeypatch):
+    from workbench.engine import progress
+    from workbench.engine.context.replay import replay_file
+    from workbench.engine.context.thresholds import compute_thresholds
+
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)  # every checkpoint reports
+    transcript = tmp_path / "big.jsonl"
+    transcript.write_text(
+        "\n".join(json.dumps({"type": "progress", "n": n}) for n in range(20000)) + "\n"
+    )
+    seen: list[Progress] = []
+
+    def stop_midway(step: Progress) -> None:
+        seen.append(step)
+        if step.done > 0:
+            raise OperationCancelled("stop")
+
+    with pytest.raises(OperationCancelled):
+        replay_file(
+            transcript,
+            thresholds_for=lambda model: compute_thresholds(model or "claude-sonnet-4-6", env={}),
+            default_model="claude-sonnet-4-6",
+            on_progress=stop_midway,
+        )
+    assert [p.done > 0 for p in seen] == [False, True]
+    assert seen[-1].done < transcript.stat().st_size == seen[-1].total
+
+
+def test_push_progress_shows_on_a_terminal(tmp_path: Path):
+    from workbench.server import TeamServer
+
+    token = "-".join(["progress", "team", "token"])
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "config").write_text(
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/widgets.git\n'
+    )
+    memory = tmp_path / "memory"
+    (memory / "team").mkdir(parents=True)
+    for n in range(6):  # ~150 KB each: one batch per entry
+        (memory / "team" / f"big{n}.md").write_text("word " * 30_000, encoding="utf-8")
+    with TeamServer(tmp_path / "team.sqlite3", [token]) as server:
+        leader, follower = pty.openpty()
+        env = _env(TEAM_MEMORY_SYNC_URL=server.url, WORKBENCH_TEAM_TOKEN=token)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "workbench", "sync", "push"]
+            + ["--project", str(project), "--memory-dir", str(memory)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            cwd=REPO,
+            env=env,
+        )
+        os.close(follower)
+        shown = b""
+        while True:
+            ready, _, _ = select.select([leader], [], [], TIMEOUT)
+            if not ready:
+                break
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert process.stdout is not None
+        out = process.stdout.read().decode()
+        assert process.wait(timeout=TIMEOUT) == 0, out
+        os.close(leader)
+    text = shown.decode(errors="replace")
+    assert "pushing 0/6 entries" in text and "pushing 6/6 entries (100%)" in text
+    assert "pushing" not in out
