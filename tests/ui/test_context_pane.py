@@ -13,7 +13,12 @@ from tests.ui.conftest import settle
 from tests.ui.harness import PaneHarness
 from tests.ui.test_gauge_pane import WARNINGS_COMPACTED, EngineHarness
 from workbench.ui.panes.context import ContextPane, ContextView
-from workbench.ui.panes.context_view import category_plot, history_plot, largest_content
+from workbench.ui.panes.context_view import (
+    breakdown_content,
+    category_plot,
+    history_plot,
+    largest_content,
+)
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -97,3 +102,69 @@ def test_an_item_added_after_the_last_call_is_not_said_to_be_at_a_call_that_neve
     text = largest_content(report, limit=len(report.largest)).plain
     assert f"at call {len(report.calls) + 1}:" not in text
     assert f"after call {len(report.calls)}, sent with the next" in text
+
+
+def test_a_chosen_call_shows_what_it_sent_reconciled_with_its_usage(sample_engine):
+    report = view_for(sample_engine("warnings"), WARNINGS_COMPACTED).report
+    assert report is not None
+    after = next(c for c in report.calls if c.segment == 1)
+    text = breakdown_content(report, call=after.number).plain
+    assert text.startswith(f"Call {after.number} of {len(report.calls)}")
+    assert f"measured {after.recorded:,}, difference {after.difference:+,}" in text
+    assert "Compaction summary" in text and "Tool results: Read" not in text
+    before = breakdown_content(report, call=after.number - 1).plain
+    assert "Tool results: Read" in before and "Compaction summary" not in before
+    assert breakdown_content(report).plain.startswith("In context now")
+
+
+def test_the_history_says_when_the_sessions_ran_and_which_reached_the_thresholds(
+    sample_engine,
+):
+    history = sample_engine("warnings").context.session_history()
+    days = sorted(s.first_timestamp[:10] for s in history.sessions if s.first_timestamp)
+    warned = sum(1 for s in history.sessions if s.first_crossings.get("warning") is not None)
+    text = history_plot(history, width=60).plain
+    assert f"{days[0]} to {days[-1]}" in text
+    assert f"reached the warning threshold: {warned}" in text
+
+
+async def test_comma_and_full_stop_step_through_the_calls(sample_engine):
+    engine = sample_engine("warnings")
+    app = EngineHarness(engine, lambda: ContextPane(id="context-pane"))
+    async with app.run_test(size=(110, 50)) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(ContextPane)
+        assert pane.report is not None
+        last = len(pane.report.calls)
+        pane.query_one(".ctx-body").focus()
+        await pilot.press("comma")
+        assert pane.call == last
+        breakdown = str(pane.query_one(".ctx-breakdown", Static).render())
+        assert breakdown.startswith(f"Call {last} of {last}")
+        await pilot.press("comma", "comma", "full_stop")
+        assert pane.call == last - 1
+        await pilot.press("full_stop", "full_stop")
+        assert pane.call is None
+        assert str(pane.query_one(".ctx-breakdown", Static).render()).startswith("In context")
+
+
+def test_a_chosen_call_says_what_it_added_since_the_call_before(sample_engine):
+    from workbench.ui.panes.context_view import added_by_call
+
+    report = view_for(sample_engine("warnings"), WARNINGS_COMPACTED).report
+    assert report is not None
+    grown = next(
+        n
+        for n in range(2, len(report.calls) + 1)
+        if report.calls[n - 1].segment == report.calls[n - 2].segment
+        and report.calls[n - 1].categories.get("tool_result:Read", 0)
+        > report.calls[n - 2].categories.get("tool_result:Read", 0)
+    )
+    now, before = report.calls[grown - 1].categories, report.calls[grown - 2].categories
+    added = added_by_call(report, grown)
+    assert added["tool_result:Read"] == now["tool_result:Read"] - before.get("tool_result:Read", 0)
+    assert "overhead" not in added
+    assert f"+{added['tool_result:Read']:,}" in breakdown_content(report, call=grown).plain
+    # After the compaction everything the call sent is new.
+    first_after = next(c for c in report.calls if c.segment == 1)
+    assert sum(added_by_call(report, first_after.number).values()) == first_after.estimate

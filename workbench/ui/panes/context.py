@@ -49,6 +49,26 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         scope="pane",
     ),
     ActionSpec(
+        "context-earlier-call",
+        "comma",
+        "step_call(-1)",
+        "Call ←",
+        "Context: Earlier call",
+        "Show what the call before the one on show sent",
+        show=True,
+        scope="pane",
+    ),
+    ActionSpec(
+        "context-later-call",
+        "full_stop",
+        "step_call(1)",
+        "Call →",
+        "Context: Later call",
+        "Show what the next call sent (past the last: the context now)",
+        show=True,
+        scope="pane",
+    ),
+    ActionSpec(
         "pick-context-session",
         "s",
         "pick_session",
@@ -95,6 +115,8 @@ class ContextPane(Pane):
     session_id: reactive[str | None] = reactive(None, init=False)
     report: reactive[AttributionReport | None] = reactive(None, init=False)
     history: reactive[SessionHistory | None] = reactive(None, init=False)
+    call: reactive[int | None] = reactive(None, init=False)
+    """The call whose breakdown is on show (None: the context now)."""
 
     class SessionsListed(Message):
         def __init__(self, sessions: tuple[SessionInfo, ...]) -> None:
@@ -219,6 +241,7 @@ class ContextPane(Pane):
     def open_session(self, session_id: str) -> None:
         """Attribute another session."""
         self.session_id = session_id
+        self.call = None
         self.report = None
         self._sync_picker()
         self._attribute(session_id)
@@ -255,6 +278,11 @@ class ContextPane(Pane):
     def watch_report(self, report: AttributionReport | None) -> None:
         self._draw_report()
 
+    def watch_call(self, call: int | None) -> None:
+        if self.report is not None:
+            breakdown = breakdown_content(self.report, call=call)
+            self.query_one(".ctx-breakdown", Static).update(breakdown)
+
     def watch_history(self, history: SessionHistory | None) -> None:
         self._draw_history()
 
@@ -274,7 +302,7 @@ class ContextPane(Pane):
         headline.update(headline_content(report))
         self.query_one(".ctx-plot", Static).update(category_plot(report, width=self._width()))
         self.query_one(".ctx-legend", Static).update(legend_content())
-        self.query_one(".ctx-breakdown", Static).update(breakdown_content(report))
+        self.query_one(".ctx-breakdown", Static).update(breakdown_content(report, call=self.call))
         largest = self.query_one(".ctx-largest", Static)
         largest.update(largest_content(report))
         largest.display = bool(report.largest)
@@ -305,6 +333,8 @@ class ContextPane(Pane):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pick_session":
             return True if self.sessions else None
+        if action == "step_call":
+            return True if self.report is not None and self.report.calls else None
         return True
 
     def action_refresh_context(self) -> None:
@@ -319,3 +349,12 @@ class ContextPane(Pane):
         picker = self.query_one(".ctx-session", Select)
         picker.focus()
         picker.expanded = True
+
+    def action_step_call(self, step: int) -> None:
+        """Move the breakdown one call earlier or later; past the last call, the context now."""
+        if self.report is None or not self.report.calls:
+            return
+        last = len(self.report.calls)
+        current = last + 1 if self.call is None else self.call
+        target = min(last + 1, max(1, current + step))
+        self.call = None if target > last else target

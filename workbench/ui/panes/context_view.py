@@ -144,20 +144,66 @@ def headline_content(report: AttributionReport) -> Content:
     return Content.assemble(*parts)
 
 
-def breakdown_content(report: AttributionReport, limit: int = 10) -> Content:
-    """The context now by category, largest first, with a bar each."""
-    total = report.current_total or 1
-    rows: list[Content] = [Content.styled("In context now", "bold")]
-    for category, tokens in sorted(report.current.items(), key=lambda kv: -kv[1])[:limit]:
+def breakdown_content(
+    report: AttributionReport, limit: int = 10, call: int | None = None
+) -> Content:
+    """The context now (or what call number `call` sent) by category, largest first, with a
+    bar each; a call's heading reconciles it with its recorded usage."""
+    point = report.calls[call - 1] if call is not None and 0 < call <= len(report.calls) else None
+    if point is None:
+        categories, total = report.current, report.current_total
+        rows: list[Content] = [
+            Content.assemble(
+                ("In context now", "bold"),
+                ("  keys ‘,’ and ‘.’ step through the calls", "$foreground-muted"),
+            )
+        ]
+    else:
+        categories, total = point.categories, point.estimate
+        rows = [call_heading(point, len(report.calls))]
+    added = added_by_call(report, call) if point is not None else {}
+    total = total or 1
+    for category, tokens in sorted(categories.items(), key=lambda kv: -kv[1])[:limit]:
         bar = "█" * max(1, round(tokens / total * 24))
+        grew = added.get(category, 0)
         rows.append(
             Content.assemble(
                 (f" {category_label(category)[:34]:<34}", ""),
                 (f"{tokens:>9,} ", "bold"),
+                (f"{f'+{grew:,}' if grew else '':>8} ", "$text-success"),
                 (bar, "$accent"),
             )
         )
     return Content("\n").join(rows)
+
+
+def added_by_call(report: AttributionReport, call: int | None) -> dict[str, int]:
+    """What call number `call` sent beyond the call before it, by category (a call after a
+    compaction is compared with nothing: it all came after the boundary)."""
+    if call is None or not 0 < call <= len(report.calls):
+        return {}
+    point = report.calls[call - 1]
+    before = report.calls[call - 2] if call > 1 else None
+    earlier = before.categories if before is not None and before.segment == point.segment else {}
+    return {
+        category: tokens - earlier.get(category, 0)
+        for category, tokens in point.categories.items()
+        if tokens > earlier.get(category, 0)
+    }
+
+
+def call_heading(point: CallPoint, calls: int) -> Content:
+    """`Call 7 of 28 (line 41)`: what it sent, estimated against what the API measured."""
+    parts: list[tuple[str, str] | str] = [
+        (f"Call {point.number:,} of {calls:,}", "bold"),
+        (f"  line {point.line:,}", "$foreground-muted"),
+        f"  ·  estimated {point.estimate:,}",
+    ]
+    if point.recorded is not None and point.difference is not None:
+        parts += [f", measured {point.recorded:,}, difference ", (f"{point.difference:+,}", "bold")]
+    else:
+        parts += [("  (no recorded usage)", "$foreground-muted")]
+    return Content.assemble(*parts)
 
 
 def item_line(item: ContextItem, calls: int) -> str:
@@ -224,6 +270,7 @@ def history_plot(history: SessionHistory, *, width: int, height: int = 5) -> Con
         )
         marks.append((mark, "$accent"))
     rows.append(Content.assemble(*marks))
+    rows.append(Content.styled(history_span(history), "$foreground-muted"))
     totals = history.totals()
     rows.append(
         Content.styled(
@@ -234,3 +281,18 @@ def history_plot(history: SessionHistory, *, width: int, height: int = 5) -> Con
         )
     )
     return Content("\n").join(rows)
+
+
+def history_span(history: SessionHistory) -> str:
+    """When the sessions ran and how many reached each threshold."""
+    days = [
+        (s.first_timestamp or s.last_timestamp or "")[:10]
+        for s in history.sessions
+        if s.first_timestamp or s.last_timestamp
+    ]
+    span = f"{min(days)} to {max(days)}" if days else "no dates recorded"
+    reached = {
+        name: sum(1 for s in history.sessions if s.first_crossings.get(key) is not None)
+        for name, key in (("warning", "warning"), ("auto-compact", "autocompact"))
+    }
+    return f"{span} · reached the warning threshold: {reached['warning']}, the auto-compact threshold: {reached['auto-compact']}"

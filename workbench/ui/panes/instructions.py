@@ -84,7 +84,9 @@ class InstructionsPane(Pane):
         self._loaded = False
 
     def compose_body(self) -> ComposeResult:
-        with VerticalScroll(classes="instr-body"):
+        # The file list takes the focus (its highlight drives the preview); the body scrolls
+        # with the mouse, and follows the list's cursor.
+        with VerticalScroll(classes="instr-body", can_focus=False):
             yield Static(classes="instr-summary")
             yield OptionList(classes="instr-files")
             yield Static(classes="instr-preview")
