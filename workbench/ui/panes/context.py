@@ -51,7 +51,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "context-earlier-call",
         "comma",
-        "step_call(-1)",
+        "earlier_call",
         "Call ←",
         "Context: Earlier call",
         "Show what the call before the one on show sent",
@@ -61,7 +61,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "context-later-call",
         "full_stop",
-        "step_call(1)",
+        "later_call",
         "Call →",
         "Context: Later call",
         "Show what the next call sent (past the last: the context now)",
@@ -333,7 +333,7 @@ class ContextPane(Pane):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pick_session":
             return True if self.sessions else None
-        if action == "step_call":
+        if action in ("earlier_call", "later_call"):
             return True if self.report is not None and self.report.calls else None
         return True
 
@@ -350,8 +350,15 @@ class ContextPane(Pane):
         picker.focus()
         picker.expanded = True
 
-    def action_step_call(self, step: int) -> None:
-        """Move the breakdown one call earlier or later; past the last call, the context now."""
+    def action_earlier_call(self) -> None:
+        """Show the call before the one on show (from the context now: the last call)."""
+        self._step_call(-1)
+
+    def action_later_call(self) -> None:
+        """Show the next call; past the last one, the context now."""
+        self._step_call(1)
+
+    def _step_call(self, step: int) -> None:
         if self.report is None or not self.report.calls:
             return
         last = len(self.report.calls)
