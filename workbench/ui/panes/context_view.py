@@ -170,7 +170,7 @@ def breakdown_content(
             Content.assemble(
                 (f" {category_label(category)[:34]:<34}", ""),
                 (f"{tokens:>9,} ", "bold"),
-                (f"{f'+{grew:,}' if grew else '':>8} ", "$text-success"),
+                (f"{f'+{grew:,}' if grew else '':>8} " if point else "", "$text-success"),
                 (bar, "$accent"),
             )
         )
