@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,23 @@ def test_sessions_json_and_table(project, capsys):
     assert [s["title"] for s in data["sessions"]] == ["Task 1", "Task 2"]
     code, out, _ = run(capsys, "sessions", "--project", str(project))
     assert code == 0 and "2 session(s)" in out and "2 summarised from the cache" in out
+
+
+def test_an_item_not_yet_sent_reads_the_same_in_the_cli_and_the_pane(project, capsys):
+    from workbench.engine import Engine
+    from workbench.ui.panes.context_view import largest_content
+
+    config = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    folder = config / "projects" / sanitize_path(project_root_for(project))
+    b = SessionBuilder(seed=9, session_id="333aaaaa-0000-4000-8000-000000000000")
+    b.prompt("Task 3")
+    b.tool_call("Read", {"file_path": "/p/src/vat.py"}, "y = 2\n" * 900)  # no call after it
+    b.write(folder / f"{b.session_id}.jsonl")
+    code, out, err = run(capsys, "context", "333", "--project", str(project), "--top", "1")
+    assert code == 0, err
+    assert "Read /p/src/vat.py after call 1, sent with the next:" in out
+    assert "at call 2:" not in out
+    engine = Engine.open(project, config_home=str(config))
+    report = engine.context.attribution(engine.context.resolve_transcript(session="333"))
+    shown = largest_content(report, limit=1).plain.split("\n")[1].strip()
+    assert shown in out

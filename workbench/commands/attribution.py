@@ -122,7 +122,7 @@ def render_context(con: Console, report: AttributionReport, *, calls: bool, top:
     if report.largest and top > 0:
         con.print("\n[bold]Largest items now[/bold] (all still in context)")
         for item in report.largest[:top]:
-            con.print(f"  {item.describe()}", markup=False)
+            con.print(f"  {item.describe(len(report.calls))}", markup=False)
             fates = []
             if item.micro:
                 fates.append(f"micro-compaction: {item.micro}")

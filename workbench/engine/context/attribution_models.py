@@ -102,9 +102,13 @@ class ContextItem:
     compaction: str | None = None
     """What a compaction would do to it."""
 
-    def describe(self) -> str:
-        """`Read src/billing/tax.py at call 41: 18,200 tokens`."""
-        return f"{self.label} at call {self.call}: {self.tokens:,} tokens"
+    def describe(self, calls: int | None = None) -> str:
+        """`Read src/billing/tax.py at call 41: 18,200 tokens`. Given the session's number of
+        calls, an item added after the last one says it goes with the next call instead of
+        naming a call that never ran."""
+        if calls is not None and self.call > calls:
+            return f"{self.label} after call {calls:,}, sent with the next: {self.tokens:,} tokens"
+        return f"{self.label} at call {self.call:,}: {self.tokens:,} tokens"
 
     def to_json(self) -> dict[str, Any]:
         return {

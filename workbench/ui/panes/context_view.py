@@ -12,7 +12,6 @@ from workbench.engine.context.attribution_models import (
     PLOT_GROUPS,
     AttributionReport,
     CallPoint,
-    ContextItem,
     category_label,
     condensed,
 )
@@ -206,14 +205,6 @@ def call_heading(point: CallPoint, calls: int) -> Content:
     return Content.assemble(*parts)
 
 
-def item_line(item: ContextItem, calls: int) -> str:
-    """An item and the call that first sent it (one added after the last call waits for the
-    next one)."""
-    if item.call > calls:
-        return f"{item.label} after call {calls:,}, sent with the next: {item.tokens:,} tokens"
-    return item.describe()
-
-
 def largest_content(report: AttributionReport, limit: int = 8) -> Content:
     """The biggest items still in context, each with what compaction would do to it."""
     if not report.largest:
@@ -224,7 +215,7 @@ def largest_content(report: AttributionReport, limit: int = 8) -> Content:
         )
     ]
     for item in report.largest[:limit]:
-        rows.append(Content.assemble((" " + item_line(item, len(report.calls)), "")))
+        rows.append(Content.assemble((" " + item.describe(len(report.calls)), "")))
         fates = []
         if item.micro:
             fates.append(f"micro-compaction: {item.micro}")
