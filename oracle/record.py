@@ -57,6 +57,7 @@ FILES = {
     "paths": "paths.json",
     "memory-md": "memory_md.json",
     "index-chars": "index_chars.json",
+    "instructions": "instructions.json",
     "prompt": "prompt.json",
     "models": "models.json",
     "autocompact": "autocompact.json",

@@ -103,6 +103,8 @@ def render(
         if check.notes:
             lines.append("")
             lines += [f"- {_escape(note)}" for note in check.notes]
+        if check.summary is not None:
+            lines += ["", *check.summary({v: results[v] for v in versions})]
     lines.append("")
     return "\n".join(lines)
 

@@ -42,6 +42,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("WORKBENCH_CONFIG", str(base / "workbench-config.toml"))
     monkeypatch.setenv("WORKBENCH_POLICY_SETTINGS", str(base / "no-managed-settings.json"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(base / "claude"))
+    # Managed-policy CLAUDE.md files are read from here, never from the machine's /etc.
+    monkeypatch.setenv("WORKBENCH_MANAGED_DIR", str(base / "managed"))
     # No test asks a `claude` that happens to be installed which version it is: under auto,
     # answers follow the transcript's version, else the newest profile (tests of the lookup
     # point this at a fake executable).

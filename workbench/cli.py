@@ -26,6 +26,8 @@ COMMAND_MODULES = (
     FRONT_MODULE,
     "workbench.commands.store",
     "workbench.commands.context",
+    "workbench.commands.instructions",
+    "workbench.commands.attribution",
     "workbench.commands.agents",
     "workbench.commands.team",
     "workbench.commands.live",

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from oracle.checks import compaction, index_chars, live, memory_md, models, paths, prompt
+from oracle.checks import (
+    compaction,
+    index_chars,
+    instructions,
+    live,
+    memory_md,
+    models,
+    paths,
+    prompt,
+)
 from oracle.checks.base import Check
 
 CHECKS: dict[str, Check] = {
@@ -11,6 +20,7 @@ CHECKS: dict[str, Check] = {
         paths.CHECK,
         memory_md.CHECK,
         index_chars.CHECK,
+        instructions.CHECK,
         prompt.CHECK,
         models.CHECK,
         compaction.CHECK_AUTOCOMPACT,

@@ -73,6 +73,8 @@ class Check:
     """Rough seconds per case, to schedule the slow ones first."""
     notes: tuple[str, ...] = ()
     """What the real CLI was seen to do that the check relies on, shown under its table."""
+    summary: Callable[[dict[str, list[dict[str, Any]]]], list[str]] | None = None
+    """Lines under the check's table: what the releases did, read off all their outcomes."""
 
 
 def tail(text: str, lines: int = 3) -> str:

@@ -38,7 +38,16 @@ def test_every_action_is_declared_once_with_a_kebab_id_and_a_category():
 
 def test_pane_actions_come_from_each_pane_module_and_bind_on_the_pane():
     owners = {info.id for info, _spec in pane_actions()}
-    assert owners == {"session", "gauge", "compaction", "recall", "team", "review"}
+    assert owners == {
+        "session",
+        "gauge",
+        "compaction",
+        "recall",
+        "team",
+        "review",
+        "instructions",
+        "context",
+    }
     for info, spec in pane_actions():
         assert spec.scope == "pane", spec
         assert spec.title.split(":")[0] not in ("App", "Pane", "Memory", "Index", "Editor")

@@ -1,4 +1,4 @@
-"""The eight panes inside the real app, on an installed sample project: built after the first
+"""The ten panes inside the real app, on an installed sample project: built after the first
 scan, loaded when first shown, the focus moved into each one so its keys work, and the status
 line saying which engine path produced what is on screen."""
 
@@ -22,7 +22,7 @@ from workbench.ui.widgets.pane_tabs import PaneTabs
 from workbench.ui.widgets.status_line import StatusLine
 
 SIZE = (130, 40)
-NUMBERS = {pane: str(number) for number, (pane, _tab, _title) in enumerate(PANES, start=1)}
+NUMBERS = {pane: str(number % 10) for number, (pane, _tab, _title) in enumerate(PANES, start=1)}
 
 # What has the focus once a pane is brought forward, and what the status line says then
 # (the warnings sample: sessions with usage records, no team server, no API key, empty queue).
@@ -35,6 +35,8 @@ FOCUS_AND_LABEL = {
     "recall": ("#recall-results", "recall: not run yet, auto would use offline (no API key)"),
     "team": (".team-scroll", "sync: offline (no team server)"),
     "review": (".pane-empty", "review: local queue"),
+    "instructions": (".instr-files", "instructions: 4 files, 6,455 tokens"),
+    "context": (".ctx-body", "context: 28 calls reconciled with usage"),
 }
 
 
@@ -65,7 +67,17 @@ async def test_each_digit_brings_its_pane_forward_with_the_focus_in_it(sample_ap
         # Panes are built when first shown (their modules are imported after the first frame).
         assert {slot.id for slot in screen.query(PaneSlot)} == {
             f"slot-{pane_id}"
-            for pane_id in ("index", "session", "gauge", "compaction", "recall", "team", "review")
+            for pane_id in (
+                "index",
+                "session",
+                "gauge",
+                "compaction",
+                "recall",
+                "team",
+                "review",
+                "instructions",
+                "context",
+            )
         }
         for pane_id, (target, label) in FOCUS_AND_LABEL.items():
             await pilot.press(NUMBERS[pane_id])
@@ -243,13 +255,14 @@ async def test_the_tab_strip_moves_with_arrow_keys_and_wraps(sample_app):
         assert screen.query_one("#pane-switcher").current == "pane-index"
         await pilot.press("left", "left")
         await settle(app, pilot)
-        assert screen.active_pane == "review"  # from the first tab back round to the last
-        assert status_engine(app) == screen.engine_label("review")
+        last = PANES[-1][0]
+        assert screen.active_pane == last  # from the first tab back round to the last
+        assert status_engine(app) == screen.engine_label(last)
         # A click on the bar line does nothing; a click on a title brings it forward.
         start, end = tabs.span_of("pane-gauge")
         await pilot.click(PaneTabs, offset=(start + 1, 1))
         await settle(app, pilot)
-        assert screen.active_pane == "review"
+        assert screen.active_pane == last
         await pilot.click(PaneTabs, offset=(start + 1, 0))
         await settle(app, pilot)
         assert screen.active_pane == "gauge"

@@ -15,8 +15,10 @@ def tab_line(tabs: PaneTabs) -> str:
     return tabs.render_line(0).text
 
 
-@pytest.mark.parametrize("size", [(100, 30), (80, 24)])
-async def test_every_tab_is_visible_and_reachable(memory_project, app_factory, size):
+# At 80 columns the ten short titles no longer fit beside the sidebar: the strip scrolls
+# (each tab visible once it is in front), as at 60 columns below.
+@pytest.mark.parametrize(("size", "all_fit"), [((100, 30), True), ((80, 24), False)])
+async def test_every_tab_is_visible_and_reachable(memory_project, app_factory, size, all_fit):
     app = app_factory(memory_project)
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
@@ -27,11 +29,11 @@ async def test_every_tab_is_visible_and_reachable(memory_project, app_factory, s
         assert screen.query_one("#panes").outer_size.width >= size[0] // 2 + 8
         tabs = screen.query_one(PaneTabs)
         line = tab_line(tabs)
-        for title in tabs.titles:
+        for title in tabs.titles if all_fit else ():
             assert title in line, (title, line)
-        assert "Team" in line and "Review" in line
+        assert "Team" in line and ("Review" in line or not all_fit)
         for number, (pane_id, _tab, _title) in enumerate(PANES, start=1):
-            await pilot.press(str(number))
+            await pilot.press(str(number % 10))
             await settle(app, pilot)
             assert screen.active_pane == pane_id
             assert tabs.visible_span(f"pane-{pane_id}") is not None

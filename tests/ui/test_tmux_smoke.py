@@ -79,6 +79,8 @@ PANE_MARKS: dict[str, tuple[str, str]] = {
     "recall": ("A prompt as the user would type it", "Engine"),
     "team": ("⇄", "Pull"),
     "review": ("proposals waiting|proposal waiting|review queue is empty", "Accept"),
+    "instructions": ("Why files do not load", "Refresh"),
+    "context": ("In context now", "Call"),
 }
 
 
@@ -104,7 +106,7 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path):
     assert set(PANE_MARKS) == {pane for pane, _tab, _title in PANES}
     seen: list[str] = []
     for number, (pane, tab, _title) in enumerate(PANES, start=1):
-        tmux.keys(str(number))
+        tmux.keys(str(number % 10))
         text, key_label = PANE_MARKS[pane]
         screen = tmux.wait_until(
             lambda screen, text=text, key=key_label: (

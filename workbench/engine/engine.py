@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from workbench.engine.agents.service import AgentService
     from workbench.engine.context.service import ContextService
     from workbench.engine.history import History
+    from workbench.engine.instructions.service import InstructionsService
     from workbench.engine.profiles import BehaviourProfile
     from workbench.engine.profiles.detect import ResolvedVersion, VersionResolver
     from workbench.engine.recall.service import RecallService
@@ -108,6 +109,15 @@ class Engine:
             return self.locations
         return _locations(self._open_args, self.env, profile)
 
+    @property
+    def working_dir(self) -> str:
+        """The folder the engine was opened on (Claude Code's working folder), else the
+        project root."""
+        project = self._open_args.get("project")
+        if project is None:
+            return self.locations.project_root
+        return os.path.realpath(os.fspath(project))  # type: ignore[arg-type]
+
     @cached_property
     def memories(self) -> MemoryStore:
         """Memory files, the MEMORY.md index, lints and safe edits."""
@@ -142,6 +152,13 @@ class Engine:
         from workbench.engine.agents.service import AgentService
 
         return AgentService(self)
+
+    @cached_property
+    def instructions(self) -> InstructionsService:
+        """The CLAUDE.md files, rules and imports Claude Code loads, with their lint."""
+        from workbench.engine.instructions.service import InstructionsService
+
+        return InstructionsService(self)
 
     @cached_property
     def team(self) -> TeamService:

@@ -58,9 +58,17 @@ PANES: tuple[tuple[str, str, str], ...] = (
     ("recall", "Recall", "Recall simulator"),
     ("team", "Team", "Team sync"),
     ("review", "Review", "Review queue"),
+    ("instructions", "Instructions", "Instruction files"),
+    ("context", "Context", "Context attribution"),
 )
 """Pane id, tab title and full title, in tab order."""
-SHORT_TABS: dict[str, str] = {"index": "Index", "session": "Sess", "compaction": "Comp"}
+SHORT_TABS: dict[str, str] = {
+    "index": "Index",
+    "session": "Sess",
+    "compaction": "Comp",
+    "instructions": "Instr",
+    "context": "Ctx",
+}
 """Tab titles for narrow screens, where the others are short already."""
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -81,7 +89,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         ActionSpec(
             f"show-{pane}",
             # Digits too: many terminals (and tmux) do not pass alt+digit through.
-            f"{number},alt+{number}",
+            f"{number % 10},alt+{number % 10}",  # the tenth pane is 0
             f"show_pane('{pane}')",
             tab,
             f"Pane: Show {title}",

@@ -17,11 +17,13 @@ from workbench.engine.errors import NotFoundError, UserInputError
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from workbench.engine.context.attribution_models import AttributionReport
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction_log import CompactionLog
     from workbench.engine.context.follow import TranscriptFollower
     from workbench.engine.context.gauge import GaugeReport
     from workbench.engine.context.replay import ReplayReport
+    from workbench.engine.context.session_history import SessionHistory
     from workbench.engine.context.session_memory import SessionMemoryReport
     from workbench.engine.context.session_model import SessionModel
     from workbench.engine.context.statusline import StatusFigures
@@ -394,6 +396,52 @@ class ContextService:
             claude=claude,
             on_progress=on_progress,
         )
+
+    def attribution(
+        self,
+        transcript: str | os.PathLike[str],
+        *,
+        model: str | None = None,
+        now: datetime | None = None,
+        previews: bool = True,
+        keep_items: bool = True,
+    ) -> AttributionReport:
+        """What each API call's context was made of, by category and by item, reconciled
+        with the recorded usage; the largest items now and what compaction would do to them
+        (one streaming pass over the file)."""
+        from workbench.engine.context.attribution import attribute_file
+
+        claude = self.claude_for(transcript)
+
+        def ladder(name: str | None) -> Thresholds:
+            return self.thresholds(model or name, profile=claude.profile)
+
+        loc = self.engine.locations
+        options = (
+            {
+                "project_root": loc.project_root,
+                "excluded_paths": self._memory_file_paths(),
+                "plan_dir": os.path.join(loc.config_home, "plans"),
+            }
+            if previews
+            else None
+        )
+        return attribute_file(
+            transcript,
+            thresholds_for=ladder,
+            default_model=model or claude.profile.models.default_model,
+            claude=claude,
+            now=now,
+            previews=options,
+            keep_items=keep_items,
+        )
+
+    def session_history(self, *, cache: bool = True) -> SessionHistory:
+        """Every session of the project over time: peaks, compactions, spend, thresholds
+        (summaries cached by file size and time under the workbench's home)."""
+        from workbench.engine.context.session_history import build_history
+
+        return build_history(self, cache=cache)
 
     def measure(
         self,

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from workbench.engine.profiles import build
+from workbench.engine.profiles.instruction_rules import InstructionRules
 from workbench.engine.profiles.rules import (
     AutoCompactRules,
     CompactWindowRules,
@@ -77,6 +78,7 @@ class BehaviourProfile:
     records: RecordRules
     dream: DreamRules
     observability: ObservabilityRules
+    instructions: InstructionRules
 
     @property
     def name(self) -> str:
@@ -199,6 +201,7 @@ def profile_for(version: str) -> BehaviourProfile:
         records=families["transcript-records"],  # type: ignore[arg-type]
         dream=families["auto-dream"],  # type: ignore[arg-type]
         observability=families["observability"],  # type: ignore[arg-type]
+        instructions=families["instruction-files"],  # type: ignore[arg-type]
     )
 
 

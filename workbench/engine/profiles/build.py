@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from workbench.engine.profiles import current, legacy
+from workbench.engine.profiles import current, instruction_rules, legacy
 from workbench.engine.profiles.records import (
     LEGACY_ATTACHMENT_TYPES,
     LEGACY_RECORD_TYPES,
@@ -175,6 +175,10 @@ def dream(gates_known: bool) -> Any:
     return legacy.DREAM if gates_known else current.DREAM
 
 
+def instructions(newer: bool) -> Any:
+    return instruction_rules.CURRENT if newer else instruction_rules.LEGACY
+
+
 def observability(unobserved: bool) -> Any:
     return current.OBSERVABILITY if unobserved else legacy.OBSERVABILITY
 
@@ -210,6 +214,7 @@ FAMILIES: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
         records,
     ),
     "auto-dream": (("auto-dream",), dream),
+    "instruction-files": (("instruction-files",), instructions),
     "observability": (("observability",), observability),
 }
 """Family → (the rules it is made of, in argument order; the function that builds it)."""

@@ -243,6 +243,13 @@ TIMELINE: dict[str, Timeline] = {
         True,
         ("2.1.88", "2.1.332", False),
     ),
+    "instruction-files": _t(
+        "instruction-files",
+        "rules folders load in directory order; managed CLAUDE.md files get their own "
+        "description; files loaded for a Read are sent as separate blocks",
+        False,
+        ("2.1.88", "2.1.332", True),
+    ),
     "observability": _t(
         "observability",
         "recall, extraction and session memory could not be observed on the newer release",
@@ -251,4 +258,4 @@ TIMELINE: dict[str, Timeline] = {
     ),
 }
 """Rule → its timeline. Adjacent `last_old`/`first_new` pairs were pinned by bisection; the
-dream and observability changes were not bisected (nothing a `claude -p` run shows)."""
+dream, instruction-file and observability changes were not bisected (nothing a `claude -p` run shows)."""

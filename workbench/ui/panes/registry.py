@@ -66,6 +66,8 @@ _CLASSES: dict[str, tuple[str, str, bool]] = {
     "recall": ("workbench.ui.panes.recall", "RecallPane", True),
     "team": ("workbench.ui.panes.team", "TeamSyncPane", True),
     "review": ("workbench.ui.panes.review", "ReviewPane", True),
+    "instructions": ("workbench.ui.panes.instructions", "InstructionsPane", False),
+    "context": ("workbench.ui.panes.context", "ContextPane", False),
 }
 
 PANE_INFOS: tuple[PaneInfo, ...] = tuple(
