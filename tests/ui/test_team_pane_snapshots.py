@@ -14,10 +14,11 @@ from secretgen import make_token
 
 from tests.ui.harness import PaneHarness
 from workbench.engine.jsutil import js_iso
+from workbench.engine.team.models import SecretPreview, SyncProblem, TeamOverview
 from workbench.engine.team.secrets.redaction import redact
 from workbench.engine.team.secrets.scanner import find_secrets
 from workbench.engine.team.sync_models import KeyState, SkippedSecret, SyncStatus
-from workbench.ui.panes.team import SecretPreview, SyncProblem, TeamSyncPane, TeamSyncReport
+from workbench.ui.panes.team import TeamSyncPane
 
 NOW_MS = 1_800_000_000_000
 SIZE = (100, 66)
@@ -63,7 +64,7 @@ def secret_preview() -> SecretPreview:
     )
 
 
-def busy_report() -> TeamSyncReport:
+def busy_report() -> TeamOverview:
     keys = (
         key_state("MEMORY.md", "local_changed"),
         key_state("exports/usage.csv", "too_large"),
@@ -137,12 +138,12 @@ def busy_report() -> TeamSyncReport:
             {"time": ago(60 * 26), "operation": "pull", "status": "not_modified", "written": 0},
         ),
     )
-    return TeamSyncReport(
+    return TeamOverview(
         status=status, previews=(secret_preview(),), over_limit=("reference_style.md",)
     )
 
 
-def unavailable_report() -> TeamSyncReport:
+def unavailable_report() -> TeamOverview:
     keys = tuple(
         key_state(k, "local_only")
         for k in ("MEMORY.md", "feedback_no_pii_in_logs.md", "project_api_v2.md")
@@ -172,10 +173,10 @@ def unavailable_report() -> TeamSyncReport:
             "workbench again.",
         ),
     )
-    return TeamSyncReport(status=status, problems=problems)
+    return TeamOverview(status=status, problems=problems)
 
 
-def pane(report: TeamSyncReport) -> TeamSyncPane:
+def pane(report: TeamOverview) -> TeamSyncPane:
     return TeamSyncPane(report=report, now_ms=lambda: NOW_MS, id="team-pane")
 
 

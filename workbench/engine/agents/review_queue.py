@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,7 @@ from workbench.engine.errors import (
 from workbench.engine.jsutil import js_iso
 
 if TYPE_CHECKING:
+    from workbench.engine.agents.models import ReviewItem
     from workbench.engine.agents.tools import StagedFile
     from workbench.engine.engine import Engine
     from workbench.engine.history import HistoryEntry
@@ -354,6 +355,34 @@ def team_secret_refusal(engine: Engine, path: str, content: str) -> str | None:
     from workbench.engine.team.secrets import check_team_mem_secrets
 
     return check_team_mem_secrets(path, content, engine.locations)
+
+
+def review_items(
+    queue: ReviewQueue, redact: Callable[[str], tuple[str, int]]
+) -> tuple[ReviewItem, ...]:
+    """The queue's proposals as front ends show them (see `ReviewItem`)."""
+    from workbench.engine.agents.models import ReviewItem
+
+    items = []
+    for proposal in queue.list():
+        try:
+            current: bytes | None = Path(proposal.abs_path).read_bytes()
+        except FileNotFoundError:
+            current = None
+        except OSError:
+            current = b""  # unreadable: accepting would fail too
+        refusal = None
+        if proposal.scope == "team":
+            refusal = team_secret_refusal(queue.engine, proposal.abs_path, proposal.content)
+        items.append(
+            ReviewItem.from_proposal(
+                proposal,
+                redact=redact,
+                changed_since=sha256_or_none(current) != proposal.base_sha256,
+                refusal=refusal,
+            )
+        )
+    return tuple(items)
 
 
 def _load(path: Path) -> Proposal | None:

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from workbench.engine.agents.daily_log import LogEntry
     from workbench.engine.agents.dream import DreamAgent
     from workbench.engine.agents.extraction import ExtractionAgent
+    from workbench.engine.agents.models import ReviewItem
     from workbench.engine.agents.prompt import MemoryPrompt, PromptMode
     from workbench.engine.agents.review_queue import ReviewQueue
     from workbench.engine.agents.session_update import SessionMemoryUpdater
@@ -63,6 +64,17 @@ class AgentService:
         from workbench.engine.agents.review_queue import ReviewQueue
 
         return ReviewQueue(self.engine)
+
+    def review_items(self) -> tuple[ReviewItem, ...]:
+        """Every pending proposal, newest first, with its diff redacted and checked against
+        the file as it is now (changed since it was proposed; refused for a secret)."""
+        from workbench.engine.agents.review_queue import review_items
+
+        def redact(text: str) -> tuple[str, int]:
+            result = self.engine.team.redact_text(text)
+            return result.text, result.count
+
+        return review_items(self.review, redact)
 
     def log(self, text: str, *, now: datetime | None = None) -> LogEntry:
         """Append one bullet to today's daily log."""

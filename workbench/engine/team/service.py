@@ -29,6 +29,7 @@ from workbench.engine.userfiles import read_start
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
     from workbench.engine.history import UndoResult
+    from workbench.engine.team.models import TeamOverview
     from workbench.engine.team.sync_client import TeamSyncClient
     from workbench.engine.team.sync_models import Overwrite, SyncStatus
     from workbench.engine.team.watcher import TeamWatcher
@@ -151,6 +152,23 @@ class TeamService:
         from workbench.engine.team.sync_config import sync_status
 
         return sync_status(self.engine, server=server, repo=repo, scanner=self.scan_for_secrets)
+
+    def overview(self, *, server: str | None = None, repo: str | None = None) -> TeamOverview:
+        """The offline status with every problem that keeps sync from running (each with its
+        fix) and a redacted preview of each file held back for a secret: what the Team pane and
+        `workbench sync status` show."""
+        from workbench.engine.team.overview import team_overview
+
+        return team_overview(
+            self.engine.locations,
+            self.engine.env,
+            status=lambda server, repo: self.sync_status(server=server, repo=repo),
+            scanner=self.scan_for_secrets,
+            find_secrets=lambda text, path: self.find_secrets(text, path=path),
+            redact=self.redact_text,
+            server=server,
+            repo=repo,
+        )
 
     def overwrites(
         self, *, server: str | None = None, repo: str | None = None

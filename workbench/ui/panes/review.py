@@ -34,7 +34,7 @@ from workbench.ui.widgets.diff_view import DiffView
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
-    from workbench.engine.agents.review_queue import Proposal
+    from workbench.engine.agents.models import ReviewItem
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -87,98 +87,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 )
 
 Verb = Literal["accept", "reject"]
-
-
-@dataclass(frozen=True)
-class ProposalView:
-    """What the pane shows of one proposal: never its raw content, and secrets redacted."""
-
-    id: str
-    created: str
-    source: str
-    path: str
-    scope: str
-    kind: str
-    added: int
-    removed: int
-    diff: str
-    """The unified diff with every secret replaced by `[REDACTED]`."""
-    hidden_secrets: int = 0
-    """How many secrets the redaction replaced in the diff."""
-    note: str = ""
-    group: str = ""
-    changed_since: bool = False
-    """The target file no longer matches the base the proposal was made against."""
-    refusal: str | None = None
-    """The secret guard's refusal, for a team memory that would hold a credential."""
-
-    @classmethod
-    def from_proposal(
-        cls,
-        proposal: Proposal,
-        *,
-        redact: Callable[[str], tuple[str, int]] | None = None,
-        changed_since: bool = False,
-        refusal: str | None = None,
-    ) -> ProposalView:
-        """Build the view; `redact` maps text to (redacted text, secrets replaced)."""
-        if redact is None:
-            from workbench.engine.team.secrets.redaction import redact as redact_text
-
-            def redact(text: str) -> tuple[str, int]:
-                result = redact_text(text)
-                return result.text, result.count
-
-        diff, hidden = redact(proposal.diff)
-        added, removed = proposal.diff_stats()
-        return cls(
-            id=proposal.id,
-            created=proposal.created,
-            source=proposal.source,
-            path=proposal.path,
-            scope=proposal.scope,
-            kind=proposal.kind,
-            added=added,
-            removed=removed,
-            diff=diff,
-            hidden_secrets=hidden,
-            note=proposal.note,
-            group=proposal.group,
-            changed_since=changed_since,
-            refusal=refusal,
-        )
-
-
-def load_queue(engine: Engine) -> tuple[ProposalView, ...]:
-    """Every pending proposal, newest first, checked against the files as they are now."""
-    from pathlib import Path
-
-    from workbench.engine.agents.review_queue import sha256_or_none, team_secret_refusal
-
-    def redact(text: str) -> tuple[str, int]:
-        result = engine.team.redact_text(text)
-        return result.text, result.count
-
-    views = []
-    for proposal in engine.agents.review.list():
-        try:
-            current: bytes | None = Path(proposal.abs_path).read_bytes()
-        except FileNotFoundError:
-            current = None
-        except OSError:
-            current = b""  # unreadable: accepting would fail too
-        refusal = None
-        if proposal.scope == "team":
-            refusal = team_secret_refusal(engine, proposal.abs_path, proposal.content)
-        views.append(
-            ProposalView.from_proposal(
-                proposal,
-                redact=redact,
-                changed_since=sha256_or_none(current) != proposal.base_sha256,
-                refusal=refusal,
-            )
-        )
-    return tuple(views)
 
 
 def age_text(iso: str, now_ms: float) -> str:
@@ -250,7 +158,7 @@ class ReviewPane(Pane):
     }
     """
 
-    proposals: reactive[tuple[ProposalView, ...] | None] = reactive(
+    proposals: reactive[tuple[ReviewItem, ...] | None] = reactive(
         None, init=False, bindings=True, always_update=True
     )
     """The queue on show, newest first (None until read). Every read re-renders: refusals the
@@ -263,7 +171,7 @@ class ReviewPane(Pane):
     class QueueLoaded(Message):
         """The queue was read."""
 
-        def __init__(self, proposals: tuple[ProposalView, ...]) -> None:
+        def __init__(self, proposals: tuple[ReviewItem, ...]) -> None:
             super().__init__()
             self.proposals = proposals
 
@@ -287,7 +195,7 @@ class ReviewPane(Pane):
     def __init__(
         self,
         *,
-        proposals: tuple[ProposalView, ...] | None = None,
+        proposals: tuple[ReviewItem, ...] | None = None,
         now_ms: Callable[[], float] | None = None,
         id: str | None = None,  # noqa: A002
     ) -> None:
@@ -316,7 +224,7 @@ class ReviewPane(Pane):
 
     # --- data in -----------------------------------------------------------------------
 
-    def show_proposals(self, proposals: tuple[ProposalView, ...]) -> None:
+    def show_proposals(self, proposals: tuple[ReviewItem, ...]) -> None:
         """Show a queue (also how snapshot tests feed the pane)."""
         self.proposals = tuple(proposals)
 
@@ -324,7 +232,7 @@ class ReviewPane(Pane):
     def _load_queue(self) -> None:
         engine: Engine = self.app.engine  # type: ignore[attr-defined]
         try:
-            proposals = load_queue(engine)
+            proposals = engine.agents.review_items()
         except (WorkbenchError, OSError) as exc:
             self.post_message(self.QueueFailed(str(exc)))
             return
@@ -347,7 +255,7 @@ class ReviewPane(Pane):
 
     # --- rendering ---------------------------------------------------------------------
 
-    def watch_proposals(self, proposals: tuple[ProposalView, ...] | None) -> None:
+    def watch_proposals(self, proposals: tuple[ReviewItem, ...] | None) -> None:
         if proposals is None:
             return
         if not proposals:
@@ -380,14 +288,14 @@ class ReviewPane(Pane):
         self.selected_id = event.option.id
 
     @property
-    def selected(self) -> ProposalView | None:
+    def selected(self) -> ReviewItem | None:
         """The proposal under the cursor."""
         for proposal in self.proposals or ():
             if proposal.id == self.selected_id:
                 return proposal
         return None
 
-    def _render_summary(self, proposals: tuple[ProposalView, ...]) -> None:
+    def _render_summary(self, proposals: tuple[ReviewItem, ...]) -> None:
         sources: dict[str, int] = {}
         for proposal in proposals:
             sources[proposal.source] = sources.get(proposal.source, 0) + 1
@@ -402,7 +310,7 @@ class ReviewPane(Pane):
             )
         )
 
-    def _prompt(self, proposal: ProposalView) -> Content:
+    def _prompt(self, proposal: ReviewItem) -> Content:
         badge = (" new ", "bold $text-success reverse") if proposal.kind == "create" else None
         if proposal.kind == "delete":
             badge = (" del ", "bold $text-error reverse")
@@ -444,7 +352,7 @@ class ReviewPane(Pane):
         detail.set_class(bool(proposal.changed_since or proposal.refusal or failure), "-blocked")
         diff.set_diff(proposal.diff)
 
-    def _detail(self, proposal: ProposalView) -> Content:
+    def _detail(self, proposal: ReviewItem) -> Content:
         what = {"create": "a new file", "delete": "the removal of a file"}.get(
             proposal.kind, "an edit of an existing file"
         )

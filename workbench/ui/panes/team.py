@@ -14,7 +14,6 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -27,7 +26,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from workbench.engine.errors import OperationCancelled, UserInputError, WorkbenchError
+from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.engine.progress import Progress
 from workbench.engine.team.sync_models import PushResult
 from workbench.ui.actions import ActionSpec
@@ -39,7 +38,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from workbench.engine import Engine
-    from workbench.engine.team.secrets.scanner import SecretFinding
+    from workbench.engine.team.models import SecretPreview, TeamOverview
     from workbench.engine.team.sync_models import PullResult, SyncStatus
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -135,131 +134,11 @@ HISTORY_ROWS = 15
 
 
 @dataclass(frozen=True)
-class SyncProblem:
-    """Why sync cannot run, and what to set."""
-
-    problem: str
-    fix: str
-
-
-@dataclass(frozen=True)
-class SecretPreview:
-    """A team file held back for a secret: where each secret is, and the file redacted."""
-
-    path: str
-    findings: tuple[SecretFinding, ...]
-    redacted: str
-    """The file with every secret replaced by `[REDACTED]`."""
-    redactions: int
-
-
-@dataclass(frozen=True)
-class TeamSyncReport:
-    """Everything the panel shows, computed without a network request."""
-
-    status: SyncStatus
-    problems: tuple[SyncProblem, ...] = ()
-    previews: tuple[SecretPreview, ...] = ()
-    over_limit: tuple[str, ...] = ()
-    """Local files left out because the server's learned entry limit was reached."""
-
-    @property
-    def available(self) -> bool:
-        """Whether push, pull and watch can run."""
-        return not self.problems
-
-
-@dataclass(frozen=True)
 class LastSync:
     """The latest push, pull or watch event, in words."""
 
     text: str
     severity: SeverityLevel = "information"
-
-
-def build_team_report(engine: Engine) -> TeamSyncReport:
-    """The offline status plus why sync is unavailable and the secret previews (blocking I/O)."""
-    from workbench.engine.team.repo import resolve_repo
-    from workbench.engine.team.sync_config import SERVER_ENV, TOKEN_ENV, check_server_url
-    from workbench.engine.team.sync_local import read_local_entries
-
-    problems: list[SyncProblem] = []
-    repo: str | None = None
-    try:
-        repo = resolve_repo(engine.locations.project_root, None)
-    except UserInputError:
-        problems.append(
-            SyncProblem(
-                "No github.com remote",
-                "Team memory belongs to a GitHub repo: add a github.com remote to the project "
-                "(git remote add origin git@github.com:OWNER/NAME.git).",
-            )
-        )
-    server_ok = True
-    raw_server = (engine.env.get(SERVER_ENV) or "").strip()
-    if not raw_server:
-        problems.append(
-            SyncProblem(
-                "No team server",
-                f"Set {SERVER_ENV} to the server's URL (`workbench team-server` runs one), "
-                "then start the workbench again.",
-            )
-        )
-    else:
-        try:
-            check_server_url(raw_server)
-        except UserInputError as exc:
-            server_ok = False
-            problems.append(SyncProblem("Unusable team server URL", f"{exc}; fix {SERVER_ENV}."))
-    if not (engine.env.get(TOKEN_ENV) or "").strip():
-        problems.append(
-            SyncProblem(
-                "No team token",
-                f"Set {TOKEN_ENV} to the bearer token the server accepts, "
-                "then start the workbench again.",
-            )
-        )
-    scanner = engine.team.scan_for_secrets
-    if repo is not None and server_ok:
-        status = engine.team.sync_status()
-    else:
-        from workbench.engine.team.sync_client import build_status
-        from workbench.engine.team.sync_state import SyncState
-
-        team_dir = engine.locations.team_dir
-        local = read_local_entries(team_dir, scanner=scanner)
-        state = SyncState(server="", repo=repo or "", team_dir=team_dir)
-        status = build_status(None, repo or "", team_dir, state, local)
-    over_limit: tuple[str, ...] = ()
-    if status.max_entries is not None:
-        over_limit = read_local_entries(
-            status.team_dir, status.max_entries, scanner=scanner
-        ).over_limit
-    return TeamSyncReport(
-        status=status,
-        problems=tuple(problems),
-        previews=tuple(secret_previews(engine, status)),
-        over_limit=over_limit,
-    )
-
-
-def secret_previews(engine: Engine, status: SyncStatus) -> list[SecretPreview]:
-    """Located findings and a redacted copy of every file held back for a secret."""
-    from workbench.engine.team.secrets.report import read_text
-
-    previews = []
-    for skipped in status.skipped_secrets:
-        try:
-            text = read_text(Path(status.team_dir, skipped.path))
-        except OSError:
-            continue
-        findings = engine.team.find_secrets(text, path=skipped.path)
-        redaction = engine.team.redact_text(text)
-        del text  # only the redacted copy leaves this function
-        previews.append(
-            SecretPreview(skipped.path, tuple(findings), redaction.text, redaction.count)
-        )
-    return previews
 
 
 # --- rendering helpers (pure) ------------------------------------------------------------
@@ -350,7 +229,7 @@ def conflicts_content(status: SyncStatus, now_ms: float) -> Content:
     return Content("\n").join(lines)
 
 
-def held_back_content(report: TeamSyncReport) -> Content:
+def held_back_content(report: TeamOverview) -> Content:
     """Files a push leaves out: secrets (path, rule, label), too large, over the limit."""
     status = report.status
     lines: list[Content] = []
@@ -444,7 +323,7 @@ def preview_content(preview: SecretPreview) -> Content:
     return Content("\n").join(lines)
 
 
-def secrets_content(report: TeamSyncReport) -> Content:
+def secrets_content(report: TeamOverview) -> Content:
     """Every held-back file's findings and redaction preview."""
     if not report.previews:
         return Content.assemble(
@@ -508,7 +387,7 @@ def history_content(status: SyncStatus, now_ms: float) -> Content:
     )
 
 
-def engine_label(report: TeamSyncReport, *, watching: bool = False) -> str:
+def engine_label(report: TeamOverview, *, watching: bool = False) -> str:
     """For the status line: which server push and pull talk to, or why there is none."""
     status = report.status
     if not report.available:
@@ -604,7 +483,7 @@ class TeamSyncPane(Pane):
     }
     """
 
-    report: reactive[TeamSyncReport | None] = reactive(
+    report: reactive[TeamOverview | None] = reactive(
         None, init=False, bindings=True, always_update=True
     )
     """The latest offline status (every read re-renders, so relative times stay fresh)."""
@@ -618,7 +497,7 @@ class TeamSyncPane(Pane):
     class ReportLoaded(Message):
         """The offline status was read."""
 
-        def __init__(self, report: TeamSyncReport) -> None:
+        def __init__(self, report: TeamOverview) -> None:
             super().__init__()
             self.report = report
 
@@ -671,7 +550,7 @@ class TeamSyncPane(Pane):
     def __init__(
         self,
         *,
-        report: TeamSyncReport | None = None,
+        report: TeamOverview | None = None,
         now_ms: Callable[[], float] | None = None,
         watch_debounce: float | None = None,
         id: str | None = None,  # noqa: A002
@@ -713,7 +592,7 @@ class TeamSyncPane(Pane):
 
     # --- data in -----------------------------------------------------------------------
 
-    def show_report(self, report: TeamSyncReport) -> None:
+    def show_report(self, report: TeamOverview) -> None:
         """Show a status report (also how snapshot tests feed the pane)."""
         self.report = report
 
@@ -721,7 +600,7 @@ class TeamSyncPane(Pane):
     def _load_report(self) -> None:
         engine: Engine = self.app.engine  # type: ignore[attr-defined]
         try:
-            report = build_team_report(engine)
+            report = engine.team.overview()
         except (WorkbenchError, OSError) as exc:
             self.post_message(self.ReportFailed(str(exc)))
             return
@@ -740,7 +619,7 @@ class TeamSyncPane(Pane):
 
     # --- rendering ---------------------------------------------------------------------
 
-    def watch_report(self, report: TeamSyncReport | None) -> None:
+    def watch_report(self, report: TeamOverview | None) -> None:
         if report is None:
             return
         now = self._now_ms()
