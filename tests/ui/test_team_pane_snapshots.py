@@ -17,7 +17,7 @@ from workbench.engine.jsutil import js_iso
 from workbench.engine.team.models import SecretPreview, SyncProblem, TeamOverview
 from workbench.engine.team.secrets.redaction import redact
 from workbench.engine.team.secrets.scanner import find_secrets
-from workbench.engine.team.sync_models import KeyState, SkippedSecret, SyncStatus
+from workbench.engine.team.sync_models import KeyState, Overwrite, SkippedSecret, SyncStatus
 from workbench.ui.panes.team import TeamSyncPane
 
 NOW_MS = 1_800_000_000_000
@@ -189,3 +189,37 @@ def test_team_pane_with_conflicts_limits_and_a_secret(snap_compare, theme: str):
 def test_team_pane_when_sync_is_unavailable(snap_compare):
     app = PaneHarness(lambda: pane(unavailable_report()))
     assert snap_compare(app, terminal_size=(90, 30))
+
+
+def overwritten_report() -> TeamOverview:
+    """Three pushes that replaced a teammate's newer version: one restorable (o restores it),
+    one already restored, one whose version could not be kept."""
+    keys = tuple(
+        key_state(k, "in_sync")
+        for k in ("project_api_v2.md", "reference_oncall.md", "feedback_payments_review.md")
+    )
+    overwrites = (
+        Overwrite("project_api_v2.md", ago(4), digest("theirs/1"), digest("ours/1"), "h-1"),
+        Overwrite("reference_oncall.md", ago(95), digest("theirs/2"), digest("ours/2"), "h-2"),
+        Overwrite("feedback_payments_review.md", ago(3000), digest("t3"), digest("o3"), None),
+    )
+    status = SyncStatus(
+        server="http://127.0.0.1:8765",
+        repo="acme-demo/checkout-service",
+        team_dir="/m/team/",
+        local_entries=3,
+        pending=(),
+        keys=keys,
+        skipped_secrets=(),
+        skipped_too_large=(),
+        last_checksum=digest("checksum"),
+        max_entries=None,
+        suppressed_reason=None,
+        overwrites=overwrites,
+    )
+    return TeamOverview(status=status, restorable=("h-1",))
+
+
+def test_team_pane_names_each_overwritten_teammate_change(snap_compare):
+    app = PaneHarness(lambda: pane(overwritten_report()))
+    assert snap_compare(app, terminal_size=(100, 30))

@@ -315,7 +315,13 @@ def _print_status(con: Console, overview: TeamOverview) -> None:
             markup=False,
         )
     for overwrite in status.overwrites[:10]:
-        con.print(f"{overwrite.time}{_overwrite_line(overwrite)}", markup=False)
+        restored = overwrite.history_id and overwrite.history_id not in overview.restorable
+        line = (
+            f"  overwrote a teammate's newer version of {overwrite.key}; theirs was restored"
+            if restored
+            else _overwrite_line(overwrite)
+        )
+        con.print(f"{overwrite.time}{line}", markup=False)
     for item in status.history[:5]:
         con.print(f"{item.get('time')} {item.get('operation')} {item.get('status')}", markup=False)
     if overview.problems:

@@ -44,6 +44,9 @@ class TeamOverview:
     """Local files left out because the server's learned entry limit was reached."""
     bad_input: bool = False
     """A problem is in what was given (no usable repo or server URL), not just unset."""
+    restorable: tuple[str, ...] = ()
+    """History ids of replaced teammate versions that can still be put back (not restored
+    yet), newest first."""
 
     @property
     def available(self) -> bool:
@@ -55,4 +58,6 @@ class TeamOverview:
         out["available"] = self.available
         out["problems"] = [p.to_json() for p in self.problems]
         out["over_limit"] = list(self.over_limit)
+        for overwrite in out["overwrites"]:
+            overwrite["restorable"] = overwrite["history_id"] in self.restorable
         return out

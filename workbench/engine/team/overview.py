@@ -28,11 +28,13 @@ def team_overview(
     scanner: Callable[[str], list[SecretMatch]],
     find_secrets: Callable[[str, str], list[SecretFinding]],
     redact: Callable[[str], Redaction],
+    in_effect: Callable[[str], bool],
     server: str | None = None,
     repo: str | None = None,
 ) -> TeamOverview:
     """The overview (blocking I/O: the team folder, the git config and the saved state).
-    `status(server, repo)` reads the offline status once repo and server are usable."""
+    `status(server, repo)` reads the offline status once repo and server are usable;
+    `in_effect(history_id)` says whether a kept change is still in effect in history."""
     from workbench.engine.team.repo import resolve_repo
     from workbench.engine.team.sync_config import SERVER_ENV, TOKEN_ENV, check_server_url
     from workbench.engine.team.sync_local import read_local_entries
@@ -99,7 +101,24 @@ def team_overview(
         previews=tuple(secret_previews(current, find_secrets, redact)),
         over_limit=over_limit,
         bad_input=bad_input,
+        restorable=restorable(current, in_effect),
     )
+
+
+def restorable(status: SyncStatus, in_effect: Callable[[str], bool]) -> tuple[str, ...]:
+    """The replaced teammate versions whose history entry can still be undone."""
+    from workbench.engine.errors import NotFoundError
+
+    ids = []
+    for overwrite in status.overwrites:
+        if overwrite.history_id is None:
+            continue
+        try:
+            if in_effect(overwrite.history_id):
+                ids.append(overwrite.history_id)
+        except NotFoundError:
+            continue  # the history was cleared: nothing left to restore
+    return tuple(ids)
 
 
 def secret_previews(

@@ -166,6 +166,7 @@ class TeamService:
             scanner=self.scan_for_secrets,
             find_secrets=lambda text, path: self.find_secrets(text, path=path),
             redact=self.redact_text,
+            in_effect=self.engine.history.in_effect,
             server=server,
             repo=repo,
         )

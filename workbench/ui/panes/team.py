@@ -91,6 +91,15 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         scope="pane",
     ),
     ActionSpec(
+        "restore-theirs",
+        "o",
+        "restore_overwritten",
+        "Restore theirs",
+        "Sync: Restore the teammate's version",
+        "Put back the newest teammate's version a push overwrote (from history; u undoes it)",
+        scope="pane",
+    ),
+    ActionSpec(
         "refresh-sync",
         "f5",
         "refresh_sync",
@@ -224,6 +233,38 @@ def conflicts_content(status: SyncStatus, now_ms: float) -> Content:
                 " " * 15,
                 (f"attempt {conflict.get('attempt', '?')} · {plural(count, 'file')} pending", ""),
                 (f": {shown}" if shown else "", "$foreground-muted"),
+            )
+        )
+    return Content("\n").join(lines)
+
+
+def overwrites_content(report: TeamOverview, now_ms: float) -> Content:
+    """Teammates' versions our pushes replaced (local wins), each named, and which can be
+    restored from history with `o` (the newest restorable first)."""
+    overwrites = report.status.overwrites
+    lines = [
+        section_title(
+            "Overwritten teammate changes", plural(len(overwrites), "file") + " · local won"
+        )
+    ]
+    next_id = report.restorable[0] if report.restorable else None
+    for overwrite in overwrites:
+        when = f"{age_text(overwrite.time, now_ms):<13}"
+        if overwrite.history_id is None:
+            mark, note, style = "✖", "their version could not be fetched to keep", "$text-error"
+        elif overwrite.history_id not in report.restorable:
+            mark, note, style = "✓", "their version was restored", "$text-success"
+        elif overwrite.history_id == next_id:
+            mark, note, style = "▲", "their version is in history · o restores it", "$text-warning"
+        else:
+            mark, note, style = "▲", "their version is in history", "$text-warning"
+        lines.append(
+            Content.assemble(
+                (f"{mark} ", style),
+                (when, "$foreground-muted"),
+                (overwrite.key, "bold"),
+                ("  a push replaced a teammate's newer version; ", ""),
+                (note, style),
             )
         )
     return Content("\n").join(lines)
@@ -547,6 +588,14 @@ class TeamSyncPane(Pane):
             self.uploaded = uploaded
             self.total = total
 
+    class RestoreFinished(Message):
+        """A teammate's replaced version was put back (or could not be)."""
+
+        def __init__(self, key: str, error: str | None) -> None:
+            super().__init__()
+            self.key = key
+            self.error = error
+
     def __init__(
         self,
         *,
@@ -568,6 +617,7 @@ class TeamSyncPane(Pane):
         yield Static(classes="team-header")
         yield Static(classes="team-notices")
         with VerticalScroll(classes="team-scroll"):
+            yield Static(classes="team-section team-overwrites")
             yield Static(classes="team-keys")
             yield Static(KEYS_LEGEND, classes="team-section team-legend")
             yield Static(classes="team-section team-held")
@@ -624,6 +674,10 @@ class TeamSyncPane(Pane):
             return
         now = self._now_ms()
         status = report.status
+        overwrites = self.query_one(".team-overwrites", Static)
+        overwrites.display = bool(status.overwrites)
+        if status.overwrites:
+            overwrites.update(overwrites_content(report, now))
         self.query_one(".team-keys", Static).update(keys_content(status))
         self.query_one(".team-legend").display = bool(status.keys)
         self.query_one(".team-held", Static).update(held_back_content(report))
@@ -733,6 +787,9 @@ class TeamSyncPane(Pane):
             return True if (self.watching or self._can_sync()) else None
         if action == "cancel_push":
             return True if self._pushing else None
+        if action == "restore_overwritten":
+            restorable = self.report is not None and self.report.restorable
+            return True if (restorable and not self.busy and not self.watching) else None
         return True
 
     EXPLAINED_ACTIONS = frozenset({"push_team", "pull_team", "force_push_team", "toggle_watch"})
@@ -761,6 +818,43 @@ class TeamSyncPane(Pane):
     def action_refresh_sync(self) -> None:
         """Read the status again."""
         self._loaded = True
+        self._load_report()
+
+    def action_restore_overwritten(self) -> None:
+        """Put back the newest teammate's version a push replaced (undoable)."""
+        report = self.report
+        if report is None or not report.restorable or self.busy:
+            return
+        history_id = report.restorable[0]
+        key = next(o.key for o in report.status.overwrites if o.history_id == history_id)
+        self.busy = f"restoring the teammate's version of {key}…"
+        self._run_restore(history_id, key)
+
+    @work(thread=True, exclusive=True, group="team-restore", exit_on_error=False)
+    def _run_restore(self, history_id: str, key: str) -> None:
+        engine: Engine = self.app.engine  # type: ignore[attr-defined]
+        try:
+            engine.team.restore_overwritten(history_id)
+        except WorkbenchError as exc:
+            self.post_message(self.RestoreFinished(key, str(exc)))
+            return
+        self.post_message(self.RestoreFinished(key, None))
+
+    @on(RestoreFinished)
+    def _restore_finished(self, message: RestoreFinished) -> None:
+        message.stop()
+        self.busy = None
+        if message.error is not None:
+            self.last = LastSync(f"Cannot restore {message.key}: {message.error}.", "error")
+            self.notify(message.error, title=f"Cannot restore {message.key}", severity="error")
+        else:
+            self.last = LastSync(
+                f"Restored the teammate's version of {message.key}; the next push sends it."
+            )
+            # The main screen reports it with the undo hint and re-scans the memory folder.
+            self.post_message(
+                ChangeApplied(ChangeOutcome(f"restored the teammate's version of {message.key}"))
+            )
         self._load_report()
 
     def action_push_team(self) -> None:
