@@ -970,15 +970,14 @@ class CompactionPane(Pane):
 
     # --- workers -------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="compaction-sessions", exit_on_error=False)
     def _load_sessions(self) -> None:
-        try:
-            sessions = tuple(self.app.engine.context.sessions())  # type: ignore[attr-defined]
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.PreviewFailed(str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.SessionsLoaded(sessions))
+        context = self.engine.context
+        self.read_in_thread(
+            lambda: tuple(context.sessions()),
+            self.SessionsLoaded,
+            self.PreviewFailed,
+            group="compaction-sessions",
+        )
 
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
@@ -1005,7 +1004,7 @@ class CompactionPane(Pane):
 
     @work(thread=True, exclusive=True, group="compaction-preview", exit_on_error=False)
     def _run_preview(self, session_id: str, transcript: str, summary: SummaryChoice | None) -> None:
-        engine = self.app.engine  # type: ignore[attr-defined]
+        engine = self.engine
         now = datetime.fromtimestamp(self._now_ms() / 1000, tz=UTC)
         try:
             if summary is not None and summary.text:
@@ -1094,7 +1093,7 @@ class CompactionPane(Pane):
         """A summary file named in the dialog: relative to the project, or `~/…`."""
         path = Path(value).expanduser()
         if not path.is_absolute():
-            path = Path(self.app.engine.locations.project_root) / path  # type: ignore[attr-defined]
+            path = Path(self.engine.locations.project_root) / path
         return path
 
     def _summary_chosen(self, modal: SummaryModal, choice: SummaryChoice | None) -> None:

@@ -479,11 +479,6 @@ class GaugePane(Pane):
 
     # --- loading --------------------------------------------------------------------------
 
-    @property
-    def engine(self) -> Engine:
-        """The app's engine."""
-        return self.app.engine  # type: ignore[attr-defined, no-any-return]
-
     def on_show(self) -> None:
         # Loading waits for the first time the pane is shown: start-up stays light.
         if self._autoload and not self._loaded:
@@ -495,28 +490,26 @@ class GaugePane(Pane):
     def _follow_wanted(self) -> bool:
         if self._follow_setting is not None:
             return self._follow_setting
-        settings = getattr(self.app, "settings", None)
-        return bool(getattr(settings, "watch_files", True))
+        settings = self.settings
+        return True if settings is None else bool(settings.watch_files)
 
-    @work(thread=True, exclusive=True, group="gauge-sessions", exit_on_error=False)
     def _load_sessions(self) -> None:
-        try:
-            sessions = tuple(self.engine.context.sessions())
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("sessions", str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.SessionsListed(sessions))
+        context = self.engine.context
+        self.read_in_thread(
+            lambda: tuple(context.sessions()),
+            self.SessionsListed,
+            lambda error: self.ReadFailed("sessions", error),
+            group="gauge-sessions",
+        )
 
-    @work(thread=True, exclusive=True, group="gauge-read", exit_on_error=False)
     def _read_gauge(self, session_id: str) -> None:
-        try:
-            report = self.engine.context.gauge(session=session_id)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("gauge", str(exc), session_id))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.GaugeRead(session_id, report, live=False))
+        context = self.engine.context
+        self.read_in_thread(
+            lambda: context.gauge(session=session_id),
+            lambda report: self.GaugeRead(session_id, report, live=False),
+            lambda error: self.ReadFailed("gauge", error, session_id),
+            group="gauge-read",
+        )
 
     @work(thread=True, exclusive=True, group="watch", name="gauge-follow", exit_on_error=False)
     def _follow(self, session_id: str) -> None:

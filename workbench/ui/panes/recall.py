@@ -555,8 +555,8 @@ class RecallPane(Pane):
 
     def on_mount(self) -> None:
         self.border_title = self.title
-        settings = getattr(self.app, "settings", None)
-        blink = getattr(settings, "cursor_blink", True)
+        settings = self.settings
+        blink = True if settings is None else settings.cursor_blink
         for box in self.query(Input):
             box.cursor_blink = blink
         self.has_content = True
@@ -617,9 +617,9 @@ class RecallPane(Pane):
     def _shown_path(self, abs_path: str) -> str:
         """A memory path for display: the memory folder shown symbolically (no absolute
         paths unless the settings ask for them)."""
-        engine = getattr(self.app, "engine", None)
-        settings = getattr(self.app, "settings", None)
-        if engine is None or getattr(settings, "show_full_paths", False):
+        engine = getattr(self.app, "engine", None)  # a snapshot harness may have none
+        settings = self.settings
+        if engine is None or (settings is not None and settings.show_full_paths):
             return abs_path
         from workbench.ui.formatting import display_memory_dir
 
@@ -759,27 +759,29 @@ class RecallPane(Pane):
     def _warm(self, engine: EngineChoice) -> RecallService:
         """Open the recall service, scan and index the memory folder, and load the SDK when the
         model will be asked (called in the worker thread)."""
-        service: RecallService = self.app.engine.recall  # type: ignore[attr-defined]
+        service = self.engine.recall
         with self._warm_lock:
             service.ranker()
         if engine == "llm" or (engine == "auto" and service.llm_config.has_key):
             importlib.import_module("anthropic")
         return service
 
-    @work(thread=True, exclusive=True, group="recall-manifest", exit_on_error=False)
     def _load_manifest(self) -> None:
-        service = self.app.engine.recall  # type: ignore[attr-defined]
-        try:
+        service = self.engine.recall
+
+        def read() -> RecallPane.ManifestLoaded:
             with self._warm_lock:
                 service.ranker()
             candidates = service.candidates()
             manifest = service.manifest()
-            has_key = bool(service.llm_config.has_key)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.Failed(None, str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.ManifestLoaded(len(candidates), manifest, has_key))
+            return self.ManifestLoaded(len(candidates), manifest, bool(service.llm_config.has_key))
+
+        self.read_in_thread(
+            read,
+            lambda loaded: loaded,
+            lambda error: self.Failed(None, error),
+            group="recall-manifest",
+        )
 
     @on(ManifestLoaded)
     def _manifest_loaded(self, message: ManifestLoaded) -> None:

@@ -23,7 +23,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from workbench.engine.errors import ConflictError, RefusedWriteError, WorkbenchError
 from workbench.ui.actions import ActionSpec
@@ -33,7 +32,6 @@ from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.widgets.diff_view import DiffView
 
 if TYPE_CHECKING:
-    from workbench.engine import Engine
     from workbench.engine.agents.models import ReviewItem
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -228,16 +226,11 @@ class ReviewPane(Pane):
         """Show a queue (also how snapshot tests feed the pane)."""
         self.proposals = tuple(proposals)
 
-    @work(thread=True, exclusive=True, group="review-load", exit_on_error=False)
     def _load_queue(self) -> None:
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
-        try:
-            proposals = engine.agents.review_items()
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.QueueFailed(str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.QueueLoaded(proposals))
+        engine = self.engine
+        self.read_in_thread(
+            engine.agents.review_items, self.QueueLoaded, self.QueueFailed, group="review-load"
+        )
 
     @on(QueueLoaded)
     def _queue_loaded(self, message: QueueLoaded) -> None:
@@ -467,7 +460,7 @@ class ReviewPane(Pane):
 
     @work(thread=True, group="review-decide", exit_on_error=False)
     def _run_decision(self, verb: Verb, ids: tuple[str, ...], paths: dict[str, str]) -> None:
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
+        engine = self.engine
         queue = engine.agents.review
         done: list[str] = []
         failed: list[Failure] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
@@ -20,7 +20,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from workbench.engine.context.session_memory import (
     MINIMUM_MESSAGE_TOKENS_TO_INIT,
@@ -29,7 +28,6 @@ from workbench.engine.context.session_memory import (
     SessionMemoryReport,
     TriggerReport,
 )
-from workbench.engine.errors import WorkbenchError
 from workbench.engine.jsutil import format_file_size
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
@@ -348,30 +346,23 @@ class SessionPane(Pane):
             self._loaded = True
             self._load_sessions()
 
-    @property
-    def engine(self) -> Engine:
-        """The app's engine."""
-        return self.app.engine  # type: ignore[attr-defined, no-any-return]
-
-    @work(thread=True, exclusive=True, group="session-list", exit_on_error=False)
     def _load_sessions(self) -> None:
-        try:
-            sessions = tuple(self.engine.context.sessions())
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("sessions", str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.SessionsListed(sessions))
+        context = self.engine.context
+        self.read_in_thread(
+            lambda: tuple(context.sessions()),
+            self.SessionsListed,
+            lambda error: self.ReadFailed("sessions", error),
+            group="session-list",
+        )
 
-    @work(thread=True, exclusive=True, group="session-notes", exit_on_error=False)
     def _load_notes(self, session: SessionInfo) -> None:
-        try:
-            notes = read_session_notes(self.engine, session)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed(session.session_id[:8], str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.NotesRead(notes))
+        engine = self.engine
+        self.read_in_thread(
+            lambda: read_session_notes(engine, session),
+            self.NotesRead,
+            lambda error: self.ReadFailed(session.session_id[:8], error),
+            group="session-notes",
+        )
 
     @on(SessionsListed)
     def _sessions_listed(self, message: SessionsListed) -> None:

@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.engine.progress import Progress
@@ -37,7 +37,6 @@ from workbench.ui.panes.review import age_text, plural
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
-    from workbench.engine import Engine
     from workbench.engine.team.models import SecretPreview, TeamOverview
     from workbench.engine.team.sync_models import PullResult, SyncStatus
 
@@ -646,16 +645,11 @@ class TeamSyncPane(Pane):
         """Show a status report (also how snapshot tests feed the pane)."""
         self.report = report
 
-    @work(thread=True, exclusive=True, group="team-status", exit_on_error=False)
     def _load_report(self) -> None:
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
-        try:
-            report = engine.team.overview()
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReportFailed(str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.ReportLoaded(report))
+        engine = self.engine
+        self.read_in_thread(
+            engine.team.overview, self.ReportLoaded, self.ReportFailed, group="team-status"
+        )
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
@@ -832,7 +826,7 @@ class TeamSyncPane(Pane):
 
     @work(thread=True, exclusive=True, group="team-restore", exit_on_error=False)
     def _run_restore(self, history_id: str, key: str) -> None:
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
+        engine = self.engine
         try:
             engine.team.restore_overwritten(history_id)
         except WorkbenchError as exc:
@@ -896,7 +890,7 @@ class TeamSyncPane(Pane):
     # --- workers -----------------------------------------------------------------------
 
     async def _open_client(self, operation: str):  # type: ignore[no-untyped-def]
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
+        engine = self.engine
         try:
             # Reading the git config and the saved state is disk work: keep it off the loop.
             return await asyncio.to_thread(engine.team.sync_client)
