@@ -30,7 +30,7 @@ from workbench.engine.team.sync_models import PushResult
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
-from workbench.ui.panes.review import plural
+from workbench.ui.panes.review_view import plural
 from workbench.ui.panes.team_view import (
     KEYS_LEGEND,
     LastSync,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 
 from workbench.engine.team.sync_models import PushResult
-from workbench.ui.panes.review import age_text, plural
+from workbench.ui.panes.review_view import age_text, plural
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
