@@ -13,7 +13,6 @@ only appended bytes and stops when the toggle, the `watch_files` setting or the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
@@ -38,11 +37,11 @@ from workbench.ui.widgets.context_plot import ContextPlot, PlotSeries
 from workbench.ui.widgets.threshold_ladder import ThresholdLadder, fill_style
 
 if TYPE_CHECKING:
-    from workbench.engine import Engine
     from workbench.engine.context.gauge import GaugeReport
     from workbench.engine.context.replay import ReplayReport
     from workbench.engine.context.service import TokenMeasurements
     from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.views import GaugeView
     from workbench.engine.progress import Progress
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -107,29 +106,6 @@ OUTPUT_SOURCES = {
     "slot-cap": "slot cap",
     "env": "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
 }
-
-
-@dataclass(frozen=True)
-class GaugeView:
-    """Everything the pane shows for one session (what the workers produce, in one object)."""
-
-    sessions: tuple[SessionInfo, ...]
-    report: GaugeReport
-    replay: ReplayReport | None = None
-    measurements: TokenMeasurements | None = None
-
-
-def read_gauge_view(
-    engine: Engine, session_id: str | None = None, *, measure: bool = True
-) -> GaugeView:
-    """The whole view, read synchronously (for tests and scripts; the pane uses workers)."""
-    context = engine.context
-    sessions = tuple(context.sessions())
-    report = context.gauge(session=session_id, latest=session_id is None)
-    path = report.transcript or ""
-    replay = context.replay(path)
-    measurements = context.measure(path, tiktoken=True) if measure else None
-    return GaugeView(sessions, report, replay, measurements)
 
 
 # --- display helpers ------------------------------------------------------------------------

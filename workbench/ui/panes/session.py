@@ -8,7 +8,6 @@ Reads run in thread workers that post results back as messages; the handlers set
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
@@ -34,8 +33,8 @@ from workbench.ui.panes.base import Pane
 from workbench.ui.widgets.session_notes import SectionBars, TriggerTimeline
 
 if TYPE_CHECKING:
-    from workbench.engine import Engine
     from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.views import SessionNotes
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -63,27 +62,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 
 WIDE = 110
 """From this width the session list sits beside the notes instead of above them."""
-
-
-@dataclass(frozen=True)
-class SessionNotes:
-    """One session's notes report, with the trigger evaluated over its transcript."""
-
-    session: SessionInfo
-    report: SessionMemoryReport
-    messages: int
-    """Main-chain messages the trigger walked (the timeline's length)."""
-
-
-def read_session_notes(engine: Engine, session: SessionInfo) -> SessionNotes:
-    """The notes of `session` and where updates would fire (reads the transcript once)."""
-    from workbench.engine.context.session_memory import evaluate_trigger
-
-    context = engine.context
-    report = context.session_memory(session=session.session_id)
-    transcript = context.load(context.resolve_transcript(session=session.session_id))
-    trigger = evaluate_trigger(transcript.messages)
-    return SessionNotes(session, replace(report, trigger=trigger), len(transcript.messages))
 
 
 # --- display helpers ------------------------------------------------------------------------
@@ -358,7 +336,7 @@ class SessionPane(Pane):
     def _load_notes(self, session: SessionInfo) -> None:
         engine = self.engine
         self.read_in_thread(
-            lambda: read_session_notes(engine, session),
+            lambda: engine.context.session_notes(session),
             self.NotesRead,
             lambda error: self.ReadFailed(session.session_id[:8], error),
             group="session-notes",
