@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from workbench.engine.agents.models import ReviewItem
     from workbench.engine.agents.tools import StagedFile
     from workbench.engine.engine import Engine
-    from workbench.engine.history import HistoryEntry
+    from workbench.engine.history import History, HistoryEntry
 
 APPLY_ACTION = "extraction-apply"
 
@@ -142,8 +142,12 @@ class AcceptResult:
 class ReviewQueue:
     """Pending proposals for one memory folder."""
 
-    def __init__(self, engine: Engine, folder: Path | None = None) -> None:
+    def __init__(
+        self, engine: Engine, folder: Path | None = None, *, history: History | None = None
+    ) -> None:
         self.engine = engine
+        self.history = engine.history if history is None else history
+        """Where accepted proposals are recorded (the agents service passes the facade's)."""
         self._folder = folder
 
     @property
@@ -152,7 +156,7 @@ class ReviewQueue:
         if self._folder is None:
             from workbench.paths import state_dir
 
-            self._folder = state_dir("proposals", self.engine.history.folder.name)
+            self._folder = state_dir("proposals", self.history.folder.name)
         return self._folder
 
     # --- making proposals -------------------------------------------------------------------
@@ -289,9 +293,7 @@ class ReviewQueue:
                 f"{proposal.path} changed after the deletion was proposed; nothing was deleted "
                 "(reject it and propose again)"
             )
-        return self.engine.history.delete(
-            proposal.abs_path, APPLY_ACTION, note=note, group=proposal.group
-        )
+        return self.history.delete(proposal.abs_path, APPLY_ACTION, note=note, group=proposal.group)
 
     def reject(self, proposal_id: str) -> Proposal:
         """Drop a proposal without touching the memory folder."""
@@ -321,7 +323,7 @@ class ReviewQueue:
             )
         data = content.encode("utf-8")
         self.check_team_secrets(path, content)
-        return self.engine.history.write(path, data, APPLY_ACTION, note=note, group=group)
+        return self.history.write(path, data, APPLY_ACTION, note=note, group=group)
 
     def check_team_secrets(self, path: str, content: str) -> None:
         """Refuse team-memory content that holds a credential (labels only, never the text)."""

@@ -15,13 +15,16 @@ if TYPE_CHECKING:
     from workbench.engine.agents.review_queue import ReviewQueue
     from workbench.engine.agents.session_update import SessionMemoryUpdater
     from workbench.engine.engine import Engine
+    from workbench.engine.history import History
 
 
 class AgentService:
     """The agents of one project; each part is built on first use."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, history: History) -> None:
         self.engine = engine
+        self.history = history
+        """Where agent writes are recorded (passed in by the facade)."""
 
     def prompt(
         self,
@@ -63,7 +66,7 @@ class AgentService:
         """Proposed writes waiting for a decision."""
         from workbench.engine.agents.review_queue import ReviewQueue
 
-        return ReviewQueue(self.engine)
+        return ReviewQueue(self.engine, history=self.history)
 
     def review_items(self) -> tuple[ReviewItem, ...]:
         """Every pending proposal, newest first, with its diff redacted and checked against

@@ -511,9 +511,6 @@ class TeamSyncPane(Pane):
 
     @work(exclusive=True, group="sync", exit_on_error=False, description="Watching team memory")
     async def _run_watch(self) -> None:
-        from workbench.engine.team.sync_protocol import DEBOUNCE_SECONDS
-        from workbench.engine.team.watcher import TeamWatcher
-
         client = await self._open_client("watch")
         if client is None:
             return
@@ -528,8 +525,9 @@ class TeamSyncPane(Pane):
 
         stop = asyncio.Event()
         self._watch_stop = stop
-        debounce = DEBOUNCE_SECONDS if self._watch_debounce is None else self._watch_debounce
-        watcher = TeamWatcher(client, debounce=debounce, report=report)
+        watcher = self.engine.team.sync_watcher(
+            client, debounce=self._watch_debounce, report=report
+        )
         try:
             async with client:
                 await watcher.run(stop)

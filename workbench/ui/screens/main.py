@@ -29,7 +29,6 @@ from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.memory_models import MemoryEntry
-from workbench.engine.store import first_listed
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
 from workbench.ui.first_paint import report_first_paint
 from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name
@@ -423,7 +422,7 @@ class MainScreen(MemoryActions):
             # The first scan also reads the file the cursor will land on, so the first full
             # frame already shows it (one worker round trip fewer at start-up).
             with contextlib.suppress(WorkbenchError, OSError):
-                opening = first_listed(entries)
+                opening = store.first_listed(entries)
                 if opening is not None:
                     self.post_message(DocumentLoaded(store.read(opening.path)))
 
