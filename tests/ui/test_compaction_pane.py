@@ -17,14 +17,9 @@ from tests.ui.conftest import TEST_SETTINGS, Toasts, build_project, settle
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.ui.panes.base import EmptyState
-from workbench.ui.panes.compaction import (
-    PANE_ACTIONS,
-    CompactionPane,
-    SummaryChoice,
-    SummaryModal,
-    common_root,
-    short_path,
-)
+from workbench.ui.panes.compaction import PANE_ACTIONS, CompactionPane
+from workbench.ui.panes.compaction_summary import SummaryChoice, SummaryModal
+from workbench.ui.panes.compaction_view import common_root, short_path
 from workbench.ui.widgets.split_bar import allocate, mark_column
 
 NOW = 1_796_000_000.0

@@ -122,9 +122,9 @@ def session_info() -> SessionInfo:
 
 
 def test_session_pickers_show_a_time_not_an_id_prefix():
-    from workbench.ui.panes.compaction import session_prompt as compaction_prompt
-    from workbench.ui.panes.gauge import session_label
-    from workbench.ui.panes.session import session_prompt
+    from workbench.ui.panes.compaction_view import session_prompt as compaction_prompt
+    from workbench.ui.panes.gauge_view import session_label
+    from workbench.ui.panes.session_view import session_prompt
 
     info = session_info()
     shown = [str(session_prompt(info)), session_label(info), str(compaction_prompt(info))]

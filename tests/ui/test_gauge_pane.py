@@ -19,8 +19,9 @@ from tests.ui.harness import PaneHarness
 from workbench.config import Settings
 from workbench.engine import Engine
 from workbench.engine.context.thresholds import compute_thresholds, token_warning_state
+from workbench.engine.context.views import GaugeView
 from workbench.ui.app import APP_TCSS
-from workbench.ui.panes.gauge import PANE_ACTIONS, GaugePane, GaugeView, read_gauge_view
+from workbench.ui.panes.gauge import PANE_ACTIONS, GaugePane
 from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults
 from workbench.ui.widgets.context_plot import (
     ContextPlot,
@@ -356,7 +357,7 @@ def view_for(install_sample, monkeypatch):
         for name, value in env.items():
             monkeypatch.setenv(name, value)
         engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
-        return read_gauge_view(engine, session)
+        return engine.context.gauge_view(session)
 
     return read
 

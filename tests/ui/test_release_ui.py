@@ -11,8 +11,9 @@ from current_release import CurrentReleaseSession, long_session
 from tests.ui.conftest import TEST_SETTINGS, settle
 from workbench.engine import Engine
 from workbench.engine.claude_paths import project_root_for, sanitize_path
+from workbench.engine.context.views import GaugeView
 from workbench.ui.app import make_app
-from workbench.ui.panes.gauge import GaugePane, GaugeView, read_gauge_view
+from workbench.ui.panes.gauge import GaugePane
 from workbench.ui.widgets.status_line import StatusLine
 from workbench.ui.widgets.threshold_ladder import ladder_lines
 
@@ -63,7 +64,7 @@ def _release_view(tmp_path: Path, builder: CurrentReleaseSession) -> GaugeView:
     root, home, transcripts = _project(tmp_path)
     builder.write(transcripts / f"{builder.session_id}.jsonl")
     engine = Engine.open(root, config_home=str(home))
-    return read_gauge_view(engine, builder.session_id)
+    return engine.context.gauge_view(builder.session_id)
 
 
 def _fed(view: GaugeView) -> PaneHarness:

@@ -11,9 +11,10 @@ import pytest
 from secretgen import make_token
 
 from tests.ui.harness import PaneHarness
+from workbench.engine.agents.models import ReviewItem
 from workbench.engine.agents.review_queue import Proposal, unified_diff
 from workbench.engine.jsutil import js_iso
-from workbench.ui.panes.review import ProposalView, ReviewPane
+from workbench.ui.panes.review import ReviewPane
 
 NOW_MS = 1_800_000_000_000
 SIZE = (100, 38)
@@ -70,13 +71,13 @@ def proposal(
     )
 
 
-def queue() -> tuple[ProposalView, ...]:
+def queue() -> tuple[ReviewItem, ...]:
     index_before = (
         "- [User role](user_role.md) — staff engineer, payments\n"
         "- [Integration tests](feedback_integration_tests.md) — no DB mocks\n"
     )
     return (
-        ProposalView.from_proposal(
+        ReviewItem.from_proposal(
             proposal(
                 "19b2c4e5f00-a1b2c3",
                 "feedback_integration_tests.md",
@@ -86,7 +87,7 @@ def queue() -> tuple[ProposalView, ...]:
                 note="The user corrected how the integration database starts.",
             )
         ),
-        ProposalView.from_proposal(
+        ReviewItem.from_proposal(
             proposal(
                 "19b2c4e5e00-d4e5f6",
                 "feedback_uv.md",
@@ -96,7 +97,7 @@ def queue() -> tuple[ProposalView, ...]:
                 minutes_ago=3,
             )
         ),
-        ProposalView.from_proposal(
+        ReviewItem.from_proposal(
             proposal(
                 "19b2c4e5d00-0718aa",
                 "MEMORY.md",
@@ -105,7 +106,7 @@ def queue() -> tuple[ProposalView, ...]:
                 minutes_ago=3,
             )
         ),
-        ProposalView.from_proposal(
+        ReviewItem.from_proposal(
             proposal(
                 "19b2c1a0000-99aa01",
                 "team/project_api_v2.md",

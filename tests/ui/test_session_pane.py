@@ -16,13 +16,9 @@ from tests.ui.harness import PaneHarness
 from workbench.config import Settings
 from workbench.engine import Engine
 from workbench.engine.context.session_memory import DEFAULT_TEMPLATE
+from workbench.engine.context.views import SessionNotes
 from workbench.ui.app import APP_TCSS
-from workbench.ui.panes.session import (
-    PANE_ACTIONS,
-    SessionNotes,
-    SessionPane,
-    read_session_notes,
-)
+from workbench.ui.panes.session import PANE_ACTIONS, SessionPane
 from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults
 from workbench.ui.widgets.session_notes import SectionBars, TriggerTimeline
 
@@ -244,7 +240,7 @@ def notes_for(install_sample):
         session = next(
             s for s in sessions if session_prefix is None or s.session_id.startswith(session_prefix)
         )
-        return sessions, read_session_notes(engine, session)
+        return sessions, engine.context.session_notes(session)
 
     return read
 

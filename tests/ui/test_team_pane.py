@@ -174,6 +174,44 @@ async def test_a_project_without_a_github_remote_is_explained(sample, team_serve
         assert "no repo" in text_of(pane, ".team-header")
 
 
+# --- overwrites of a teammate's change ---------------------------------------------------
+
+
+async def test_an_overwritten_teammate_change_is_named_and_theirs_can_be_restored(sample, tmp_path):
+    team = team_dir(open_engine(sample))
+    with demo_team(tmp_path / "demo", team, REPO) as demo:
+        engine = open_engine(sample, **demo.env())
+        app = EngineHarness(engine, lambda: TeamSyncPane(id="team-pane"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            pane = app.query_one(TeamSyncPane)
+            await pilot.press("p")
+            await settle(app, pilot)
+            assert not pane.query_one(".team-overwrites").display
+            assert pane.check_action("restore_overwritten", ()) is None
+
+            # A teammate changes the file we change too: local wins, and it is said.
+            demo.teammate_edit("project_api_v2.md", "The teammate's plan: ship in May.\n")
+            (team / "project_api_v2.md").write_text("Our plan: ship in March.\n")
+            await pilot.press("P")
+            await settle(app, pilot)
+            [overwrite] = pane.report.status.overwrites
+            assert overwrite.key == "project_api_v2.md"
+            assert pane.report.restorable == (overwrite.history_id,)
+            section = text_of(pane, ".team-overwrites")
+            assert pane.query_one(".team-overwrites").display
+            assert "project_api_v2.md  a push replaced a teammate's newer version" in section
+            assert "o restores it" in section
+
+            await pilot.press("o")
+            await settle(app, pilot)
+            assert (team / "project_api_v2.md").read_text() == "The teammate's plan: ship in May.\n"
+            assert app.changes[-1] == "restored the teammate's version of project_api_v2.md"
+            assert pane.report.restorable == ()
+            assert "their version was restored" in text_of(pane, ".team-overwrites")
+            assert pane.check_action("restore_overwritten", ()) is None
+
+
 # --- push, pull, conflicts ---------------------------------------------------------------
 
 

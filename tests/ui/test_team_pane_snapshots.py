@@ -14,10 +14,11 @@ from secretgen import make_token
 
 from tests.ui.harness import PaneHarness
 from workbench.engine.jsutil import js_iso
+from workbench.engine.team.models import SecretPreview, SyncProblem, TeamOverview
 from workbench.engine.team.secrets.redaction import redact
 from workbench.engine.team.secrets.scanner import find_secrets
-from workbench.engine.team.sync_models import KeyState, SkippedSecret, SyncStatus
-from workbench.ui.panes.team import SecretPreview, SyncProblem, TeamSyncPane, TeamSyncReport
+from workbench.engine.team.sync_models import KeyState, Overwrite, SkippedSecret, SyncStatus
+from workbench.ui.panes.team import TeamSyncPane
 
 NOW_MS = 1_800_000_000_000
 SIZE = (100, 66)
@@ -63,7 +64,7 @@ def secret_preview() -> SecretPreview:
     )
 
 
-def busy_report() -> TeamSyncReport:
+def busy_report() -> TeamOverview:
     keys = (
         key_state("MEMORY.md", "local_changed"),
         key_state("exports/usage.csv", "too_large"),
@@ -137,12 +138,12 @@ def busy_report() -> TeamSyncReport:
             {"time": ago(60 * 26), "operation": "pull", "status": "not_modified", "written": 0},
         ),
     )
-    return TeamSyncReport(
+    return TeamOverview(
         status=status, previews=(secret_preview(),), over_limit=("reference_style.md",)
     )
 
 
-def unavailable_report() -> TeamSyncReport:
+def unavailable_report() -> TeamOverview:
     keys = tuple(
         key_state(k, "local_only")
         for k in ("MEMORY.md", "feedback_no_pii_in_logs.md", "project_api_v2.md")
@@ -172,10 +173,10 @@ def unavailable_report() -> TeamSyncReport:
             "workbench again.",
         ),
     )
-    return TeamSyncReport(status=status, problems=problems)
+    return TeamOverview(status=status, problems=problems)
 
 
-def pane(report: TeamSyncReport) -> TeamSyncPane:
+def pane(report: TeamOverview) -> TeamSyncPane:
     return TeamSyncPane(report=report, now_ms=lambda: NOW_MS, id="team-pane")
 
 
@@ -188,3 +189,37 @@ def test_team_pane_with_conflicts_limits_and_a_secret(snap_compare, theme: str):
 def test_team_pane_when_sync_is_unavailable(snap_compare):
     app = PaneHarness(lambda: pane(unavailable_report()))
     assert snap_compare(app, terminal_size=(90, 30))
+
+
+def overwritten_report() -> TeamOverview:
+    """Three pushes that replaced a teammate's newer version: one restorable (o restores it),
+    one already restored, one whose version could not be kept."""
+    keys = tuple(
+        key_state(k, "in_sync")
+        for k in ("project_api_v2.md", "reference_oncall.md", "feedback_payments_review.md")
+    )
+    overwrites = (
+        Overwrite("project_api_v2.md", ago(4), digest("theirs/1"), digest("ours/1"), "h-1"),
+        Overwrite("reference_oncall.md", ago(95), digest("theirs/2"), digest("ours/2"), "h-2"),
+        Overwrite("feedback_payments_review.md", ago(3000), digest("t3"), digest("o3"), None),
+    )
+    status = SyncStatus(
+        server="http://127.0.0.1:8765",
+        repo="acme-demo/checkout-service",
+        team_dir="/m/team/",
+        local_entries=3,
+        pending=(),
+        keys=keys,
+        skipped_secrets=(),
+        skipped_too_large=(),
+        last_checksum=digest("checksum"),
+        max_entries=None,
+        suppressed_reason=None,
+        overwrites=overwrites,
+    )
+    return TeamOverview(status=status, restorable=("h-1",))
+
+
+def test_team_pane_names_each_overwritten_teammate_change(snap_compare):
+    app = PaneHarness(lambda: pane(overwritten_report()))
+    assert snap_compare(app, terminal_size=(100, 30))

@@ -230,8 +230,9 @@ def run_review(args: argparse.Namespace) -> int:
     queue = engine.agents.review
     _ = queue.folder  # an unusable WORKBENCH_HOME is one error, before any proposal is touched
     if args.action == "list":
-        proposals = queue.list()
-        data = [p.to_json() for p in proposals]
+        # The same items the Review pane shows: diffs redacted, checked against the files now.
+        items = engine.agents.review_items()
+        data = [item.to_json() for item in items]
         emit(args, data, None if wants_json(args) else _list_printer(data))
         return ExitCode.OK
     ids = _review_ids(queue, args)
@@ -284,6 +285,15 @@ def _list_printer(data: Sequence[dict[str, Any]]) -> Callable[[Console], None]:
                 f"+{item['added_lines']} -{item['removed_lines']}  ({item['source']}, "
                 f"{item['created']})"
             )
+            if item["changed_since"]:
+                out.print(
+                    "    ▲ changed since: the file changed after this was proposed; "
+                    "accepting is refused so nothing is overwritten"
+                )
+            if item["secret_refusal"]:
+                out.print(f"    ✖ secret refusal: {escape(item['secret_refusal'])}")
+            if item["hidden_secrets"]:
+                out.print(f"    {item['hidden_secrets']} secret(s) in the diff shown as [REDACTED]")
 
     return show
 

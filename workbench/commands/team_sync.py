@@ -30,6 +30,7 @@ from workbench.engine.errors import UserInputError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from workbench.engine.team.models import TeamOverview
     from workbench.engine.team.sync_client import TeamSyncClient
     from workbench.engine.team.sync_models import (
         Overwrite,
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
         PushResult,
         SkippedSecret,
         SyncError,
-        SyncStatus,
     )
     from workbench.server.config import ServerConfig
     from workbench.server.migrations import MigrationReport
@@ -228,8 +228,12 @@ def _client(args: argparse.Namespace) -> TeamSyncClient:
 def run_status(args: argparse.Namespace) -> int:
     """`sync status`: what a push would send and how the last syncs went, without a request."""
     engine = open_engine(args)
-    status = engine.team.sync_status(server=args.server, repo=args.repo)
-    emit(args, status.to_json(), lambda con: _print_status(con, status))
+    overview = engine.team.overview(server=args.server, repo=args.repo)
+    emit(args, overview.to_json(), lambda con: _print_status(con, overview))
+    # Every problem is listed; a repo or server URL that cannot be used is bad input.
+    if overview.bad_input:
+        warn("sync is unavailable: " + "; ".join(p.problem for p in overview.problems))
+        return ExitCode.BAD_INPUT
     return ExitCode.OK
 
 
@@ -369,9 +373,10 @@ def _overwrite_line(overwrite: Overwrite) -> str:
     return line + " (their version could not be fetched to keep a copy)"
 
 
-def _print_status(con: Console, status: SyncStatus) -> None:
+def _print_status(con: Console, overview: TeamOverview) -> None:
     from rich.table import Table
 
+    status = overview.status
     con.print(
         f"[b]Team sync[/b] {escape(status.repo)} on "
         f"{escape(status.server or '(no server configured)')}"
@@ -391,8 +396,21 @@ def _print_status(con: Console, status: SyncStatus) -> None:
     for secret in status.skipped_secrets:
         labels = ", ".join(secret.all_labels)
         con.print(f"not pushed, {_holds(secret)} a secret: {secret.path} ({labels})", markup=False)
+    for preview in overview.previews:
+        for finding in preview.findings:
+            con.print(
+                f"  {preview.path} line {finding.line}, col {finding.column}: "
+                f"{finding.rule_id} ({finding.label})",
+                markup=False,
+            )
     for path in status.skipped_too_large:
         con.print(f"not pushed, over 250,000 bytes: {path}", markup=False)
+    if overview.over_limit:
+        con.print(
+            f"not pushed, past the server's limit of {status.max_entries} entries: "
+            + ", ".join(overview.over_limit),
+            markup=False,
+        )
     if status.conflicts:
         latest = status.conflicts[-1]
         outcome = {True: "resolved", False: "gave up"}.get(latest.get("resolved"), "unresolved")
@@ -402,9 +420,19 @@ def _print_status(con: Console, status: SyncStatus) -> None:
             markup=False,
         )
     for overwrite in status.overwrites[:10]:
-        con.print(f"{overwrite.time}{_overwrite_line(overwrite)}", markup=False)
+        restored = overwrite.history_id and overwrite.history_id not in overview.restorable
+        line = (
+            f"  overwrote a teammate's newer version of {overwrite.key}; theirs was restored"
+            if restored
+            else _overwrite_line(overwrite)
+        )
+        con.print(f"{overwrite.time}{line}", markup=False)
     for item in status.history[:5]:
         con.print(f"{item.get('time')} {item.get('operation')} {item.get('status')}", markup=False)
+    if overview.problems:
+        con.print("Sync is unavailable:", style="bold")
+        for problem in overview.problems:
+            con.print(f"  ✖ {problem.problem}: {problem.fix}", markup=False, soft_wrap=True)
 
 
 def _holds(secret: SkippedSecret) -> str:

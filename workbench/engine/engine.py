@@ -123,7 +123,7 @@ class Engine:
         """Memory files, the MEMORY.md index, lints and safe edits."""
         from workbench.engine.store import MemoryStore
 
-        return MemoryStore(self)
+        return MemoryStore(self, self.history)
 
     @cached_property
     def history(self) -> History:
@@ -151,7 +151,7 @@ class Engine:
         """The memory prompt, extraction, session-memory updates, daily logs and dream."""
         from workbench.engine.agents.service import AgentService
 
-        return AgentService(self)
+        return AgentService(self, self.history)
 
     @cached_property
     def instructions(self) -> InstructionsService:
@@ -165,7 +165,7 @@ class Engine:
         """Secret scanning and team-memory sync."""
         from workbench.engine.team.service import TeamService
 
-        return TeamService(self)
+        return TeamService(self, self.history)
 
 
 def _locations(

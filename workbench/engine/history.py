@@ -541,6 +541,13 @@ class History:
         """The entry with this id (a unique prefix is enough)."""
         return self._find(self.entries(), entry_id)
 
+    def in_effect(self, entry_id: str) -> bool:
+        """Whether the change holding `entry_id` is in effect (recorded and not undone)."""
+        chronological = list(reversed(self.entries()))
+        entry = self._find(chronological, entry_id)
+        _, applied, _ = self._stack(chronological)
+        return applied.get(entry.change_key, True)
+
     @staticmethod
     def _find(entries: list[HistoryEntry], entry_id: str) -> HistoryEntry:
         matches = [e for e in entries if e.id == entry_id or e.id.startswith(entry_id)]

@@ -120,6 +120,16 @@ class IndexEntry:
     target_exists: bool | None
     """None for lines without a link."""
 
+    @property
+    def local_target(self) -> str | None:
+        """The file the link points at, relative to the index (anchor and query dropped);
+        None for a URL or no link."""
+        if not self.target:
+            return None
+        from workbench.engine.index import link_target_path
+
+        return link_target_path(self.target)
+
     def to_json(self) -> dict[str, Any]:
         # Spelled out: `asdict` costs ~10x more, and an index may have a million lines.
         return {
@@ -275,3 +285,24 @@ class Manifest:
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "count": self.count, "files": list(self.files)}
+
+
+@dataclass(frozen=True)
+class DraftForm:
+    """The fields of the editor's form (absent when the whole file is edited as text)."""
+
+    memory_type: str | None
+    name: str
+    description: str
+    file: str | None = None
+    """The file name asked for (new memories only; None: derived from the name)."""
+
+
+@dataclass(frozen=True)
+class DraftCheck:
+    """What is wrong with a memory being written, before it is saved, and what saving a new
+    one would do to the index's headroom."""
+
+    findings: tuple[LintFinding, ...]
+    projection: str | None = None
+    """`the index goes to 12/200 lines, …`, the headroom warning, or why it cannot be saved."""

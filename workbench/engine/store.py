@@ -25,6 +25,7 @@ from workbench.engine.errors import (
     NotFoundError,
     RefusedWriteError,
     UserInputError,
+    WorkbenchError,
 )
 from workbench.engine.frontmatter import (
     MEMORY_TYPES,
@@ -47,7 +48,7 @@ from workbench.engine.index import (
     truncation_warning,
 )
 from workbench.engine.jsutil import js_iso, js_len, js_round
-from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_and_frontmatter
+from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_and_frontmatter, lint_file
 from workbench.engine.memory_format import (
     body_links,
     edit_memory_text,
@@ -85,6 +86,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from workbench.engine.engine import Engine
+    from workbench.engine.history import History
+    from workbench.engine.memory_models import DraftCheck, DraftForm
 
 DAY_MS = 86_400_000
 _M = TypeVar("_M", bound="Callable[..., Any]")
@@ -156,7 +159,7 @@ def _one_change(method: _M) -> _M:
 
     @functools.wraps(method)
     def wrapper(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
-        with self.engine.history.transaction():
+        with self.history.transaction():
             return method(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -211,8 +214,10 @@ class WarmView:
 class MemoryStore:
     """Reads and edits one project's memory folder."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, history: History | None = None) -> None:
         self.engine = engine
+        self.history = engine.history if history is None else history
+        """Where every change is recorded (the facade passes its own)."""
         self.locations = engine.locations
         self.root = Path(engine.locations.memory_dir)
         self.formats = engine.profile.memory_files
@@ -832,6 +837,59 @@ class MemoryStore:
         lines.append(line)
         return "\n".join(lines) + "\n"
 
+    @staticmethod
+    def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
+        """The memory a listing (grouped by scope, newest first) starts with."""
+        return first_listed(entries)
+
+    def check_draft(
+        self,
+        text: str,
+        *,
+        path: str,
+        team: bool,
+        form: DraftForm | None = None,
+        new: bool = False,
+    ) -> DraftCheck:
+        """Lint a memory being edited as it would be saved (`text`, the whole file): its
+        findings (never `memory-stale`, it is being written now), what the form still lacks,
+        and for a new memory the index headroom after the save."""
+        from workbench.engine.memory_models import DraftCheck
+
+        facts = FileFacts(
+            path=path,
+            text=text,
+            size_bytes=len(text.encode("utf-8")),
+            age_days=0,
+            team=team,
+            reads_type_at=self.formats.reads_type_at,
+            claude_version=self.engine.profile.version,
+        )
+        findings = [f for f in lint_file(facts) if f.rule != "memory-stale"]
+        if form is not None:
+            if form.memory_type is None:
+                # The form composes an empty type; say what to do rather than quote ''.
+                findings = [f for f in findings if not f.rule.startswith("type-")]
+                message = "choose a type: " + ", ".join(MEMORY_TYPES)
+                findings.insert(0, LintFinding(path, "type-missing", "error", message))
+            if not form.name:
+                findings.insert(
+                    0, LintFinding(path, "name-missing", "error", "a memory needs a name")
+                )
+        projection = None
+        if new and form is not None and form.memory_type and form.name:
+            try:
+                result = self.preview_save(
+                    form.memory_type, form.name, form.description, file=form.file, team=team
+                )
+                projection = result.message or (
+                    f"the index goes to {result.line_count_after}/200 lines, "
+                    f"{result.length_after:,}/25,000 characters"
+                )
+            except WorkbenchError as exc:
+                projection = str(exc)
+        return DraftCheck(tuple(findings), projection)
+
     def preview_save(
         self,
         memory_type: str,
@@ -903,7 +961,7 @@ class MemoryStore:
         notes: list[str] = []
         if not normalize_text(body).strip():
             notes.append("the body was empty: the memory holds only its name, description and type")
-        history = self.engine.history
+        history = self.history
         # Everything that can be refused without looking at racing state, before the lock.
         first = f"{type}_{_slug(name)}.md"
         explicit = self._target_for(file, type, name, team) if file else None
@@ -977,7 +1035,7 @@ class MemoryStore:
             )
         self._check_team_secrets(target, text)
         team = self.locations.is_team_path(str(target))
-        with self.engine.history.locked():
+        with self.history.locked():
             self._check_fresh(target, expected_fingerprint)
             return self._write_whole(target, text, "save", team=team, index_updated=False)
 
@@ -988,7 +1046,7 @@ class MemoryStore:
         target = self.index_path(team)
         if team:
             self._check_team_secrets(target, text)
-        with self.engine.history.locked():
+        with self.history.locked():
             self._check_fresh(target, expected_fingerprint)
             return self._write_whole(target, text, "index-edit", team=team, index_updated=True)
 
@@ -997,7 +1055,7 @@ class MemoryStore:
     ) -> SaveResult:
         """Write `text` over `target` as one history entry; report the index headroom after."""
         data = text.encode("utf-8")
-        entry = self.engine.history.write(target, data, action)
+        entry = self.history.write(target, data, action)
         report = self.index(team)
         return SaveResult(
             path=self.relative(target),
@@ -1040,7 +1098,7 @@ class MemoryStore:
             kept.append(line)
         if not removed:
             return 0, []
-        entry = self.engine.history.write(
+        entry = self.history.write(
             self.index_path(team), "\n".join(kept).encode("utf-8"), action, group=group
         )
         return removed, [entry.id]
@@ -1053,7 +1111,7 @@ class MemoryStore:
             raise UserInputError("refusing to delete an index; edit it instead")
         if not target.is_file():
             raise NotFoundError(f"no memory file {self.relative(target)}")
-        history = self.engine.history
+        history = self.history
         group = history.new_group()
         ids = [history.delete(target, "delete", group=group).id]
         team = self.locations.is_team_path(str(target))
@@ -1082,7 +1140,7 @@ class MemoryStore:
             raise UserInputError(
                 "renaming cannot move a memory between private and team; save it anew"
             )
-        history = self.engine.history
+        history = self.history
         group = history.new_group()
         data = read_bytes(source, MEMORY_FILE_LIMIT, "a memory file")
         ids = [
@@ -1146,7 +1204,7 @@ class MemoryStore:
                 f"{'team/' if plan.team else ''}MEMORY.md changed since the preview; "
                 "nothing was written (look at the change again)"
             )
-        self.engine.history.write(
+        self.history.write(
             self.index_path(plan.team),
             plan.after.encode("utf-8"),
             "index-fix",

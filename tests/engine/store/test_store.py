@@ -374,3 +374,35 @@ def test_listing_parses_each_file_frontmatter_once(sample_engine, monkeypatch):
         if Path(e.abs_path).read_text(encoding="utf-8", errors="replace").count("\n") >= 30
     )
     assert len(calls) <= len(entries) + long_files
+
+
+def test_a_draft_is_checked_as_the_editor_shows_it(sample_engine):
+    from workbench.engine.memory_models import DraftForm
+
+    store = sample_engine("healthy").memories
+    # A blank form: what to fill in, never the raw lint of an empty type.
+    blank = store.check_draft(
+        "---\nname: \ndescription: \ntype: \n---\n\n",
+        path="new memory",
+        team=False,
+        form=DraftForm(None, "", ""),
+        new=True,
+    )
+    rules = [f.rule for f in blank.findings]
+    assert rules[:2] == ["name-missing", "type-missing"]
+    assert not any(r.startswith("type-") and r != "type-missing" for r in rules)
+    assert blank.projection is None
+    # A complete new memory: no problems, and the index headroom after the save.
+    text = "---\nname: Use uv\ndescription: uv, not pip\ntype: feedback\n---\n\nUse uv.\n"
+    ready = store.check_draft(
+        text,
+        path="new memory",
+        team=False,
+        form=DraftForm("feedback", "Use uv", "uv, not pip"),
+        new=True,
+    )
+    assert [f for f in ready.findings if f.severity == "error"] == []
+    assert ready.projection is not None and "/200 lines" in ready.projection
+    # Raw text has no form: only the file's own lint.
+    raw = store.check_draft(text, path="feedback_uv.md", team=False)
+    assert raw.projection is None and "name-missing" not in [f.rule for f in raw.findings]

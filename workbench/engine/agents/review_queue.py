@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,9 +33,10 @@ from workbench.engine.jsutil import js_iso
 from workbench.engine.userfiles import MEMORY_FILE_LIMIT, NOTES_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:
+    from workbench.engine.agents.models import ReviewItem
     from workbench.engine.agents.tools import StagedFile
     from workbench.engine.engine import Engine
-    from workbench.engine.history import HistoryEntry
+    from workbench.engine.history import History, HistoryEntry
 
 APPLY_ACTION = "extraction-apply"
 
@@ -142,8 +143,12 @@ class AcceptResult:
 class ReviewQueue:
     """Pending proposals for one memory folder."""
 
-    def __init__(self, engine: Engine, folder: Path | None = None) -> None:
+    def __init__(
+        self, engine: Engine, folder: Path | None = None, *, history: History | None = None
+    ) -> None:
         self.engine = engine
+        self.history = engine.history if history is None else history
+        """Where accepted proposals are recorded (the agents service passes the facade's)."""
         self._folder = folder
 
     @property
@@ -152,7 +157,7 @@ class ReviewQueue:
         if self._folder is None:
             from workbench.paths import state_dir
 
-            self._folder = state_dir("proposals", self.engine.history.folder.name)
+            self._folder = state_dir("proposals", self.history.folder.name)
         return self._folder
 
     # --- making proposals -------------------------------------------------------------------
@@ -270,7 +275,7 @@ class ReviewQueue:
         first = self.get(proposal_id)
         if not first.delete:
             self.check_team_secrets(first.abs_path, first.content)  # before any lock file
-        with self.engine.history.locked():
+        with self.history.locked():
             proposal = self.get(first.id)
             note = f"proposal {proposal.id} ({proposal.source})"
             if proposal.delete:
@@ -289,7 +294,7 @@ class ReviewQueue:
     def _delete_checked(self, proposal: Proposal, *, note: str) -> HistoryEntry:
         """Delete the file of a delete proposal, refused when it changed since."""
         self._check_target(proposal.abs_path)
-        with self.engine.history.locked():  # the check and the delete as one step
+        with self.history.locked():  # the check and the delete as one step
             try:
                 current: bytes | None = read_bytes(
                     proposal.abs_path, MEMORY_FILE_LIMIT, "a memory file"
@@ -301,7 +306,7 @@ class ReviewQueue:
                     f"{proposal.path} changed after the deletion was proposed; nothing was "
                     "deleted (reject it and propose again)"
                 )
-            return self.engine.history.delete(
+            return self.history.delete(
                 proposal.abs_path, APPLY_ACTION, note=note, group=proposal.group
             )
 
@@ -323,7 +328,7 @@ class ReviewQueue:
         """Write one agent-made file: inside the folder, unchanged since read, no team secrets."""
         self._check_target(path)
         self.check_team_secrets(path, content)  # content only: refused before any lock file
-        with self.engine.history.locked():  # the check and the write as one step
+        with self.history.locked():  # the check and the write as one step
             try:
                 current: bytes | None = read_bytes(path, MEMORY_FILE_LIMIT, "a memory file")
             except FileNotFoundError:
@@ -334,7 +339,7 @@ class ReviewQueue:
                     "the proposed change was not written (reject it and run the agent again)"
                 )
             data = content.encode("utf-8")
-            return self.engine.history.write(path, data, APPLY_ACTION, note=note, group=group)
+            return self.history.write(path, data, APPLY_ACTION, note=note, group=group)
 
     def check_team_secrets(self, path: str, content: str) -> None:
         """Refuse team-memory content that holds a credential (labels only, never the text)."""
@@ -368,6 +373,36 @@ def team_secret_refusal(engine: Engine, path: str, content: str) -> str | None:
     from workbench.engine.team.secrets import check_team_mem_secrets
 
     return check_team_mem_secrets(path, content, engine.locations)
+
+
+def review_items(
+    queue: ReviewQueue, redact: Callable[[str], tuple[str, int]]
+) -> tuple[ReviewItem, ...]:
+    """The queue's proposals as front ends show them (see `ReviewItem`)."""
+    from workbench.engine.agents.models import ReviewItem
+
+    items = []
+    for proposal in queue.list():
+        try:
+            current: bytes | None = read_bytes(
+                proposal.abs_path, MEMORY_FILE_LIMIT, "a memory file"
+            )
+        except FileNotFoundError:
+            current = None
+        except OSError:
+            current = b""  # unreadable: accepting would fail too
+        refusal = None
+        if proposal.scope == "team":
+            refusal = team_secret_refusal(queue.engine, proposal.abs_path, proposal.content)
+        items.append(
+            ReviewItem.from_proposal(
+                proposal,
+                redact=redact,
+                changed_since=sha256_or_none(current) != proposal.base_sha256,
+                refusal=refusal,
+            )
+        )
+    return tuple(items)
 
 
 def _load(path: Path) -> Proposal | None:

@@ -10,17 +10,21 @@ if TYPE_CHECKING:
     from workbench.engine.agents.daily_log import LogEntry
     from workbench.engine.agents.dream import DreamAgent
     from workbench.engine.agents.extraction import ExtractionAgent
+    from workbench.engine.agents.models import ReviewItem
     from workbench.engine.agents.prompt import MemoryPrompt, PromptMode
     from workbench.engine.agents.review_queue import ReviewQueue
     from workbench.engine.agents.session_update import SessionMemoryUpdater
     from workbench.engine.engine import Engine
+    from workbench.engine.history import History
 
 
 class AgentService:
     """The agents of one project; each part is built on first use."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, history: History) -> None:
         self.engine = engine
+        self.history = history
+        """Where agent writes are recorded (passed in by the facade)."""
 
     def prompt(
         self,
@@ -62,7 +66,18 @@ class AgentService:
         """Proposed writes waiting for a decision."""
         from workbench.engine.agents.review_queue import ReviewQueue
 
-        return ReviewQueue(self.engine)
+        return ReviewQueue(self.engine, history=self.history)
+
+    def review_items(self) -> tuple[ReviewItem, ...]:
+        """Every pending proposal, newest first, with its diff redacted and checked against
+        the file as it is now (changed since it was proposed; refused for a secret)."""
+        from workbench.engine.agents.review_queue import review_items
+
+        def redact(text: str) -> tuple[str, int]:
+            result = self.engine.team.redact_text(text)
+            return result.text, result.count
+
+        return review_items(self.review, redact)
 
     def log(self, text: str, *, now: datetime | None = None) -> LogEntry:
         """Append one bullet to today's daily log."""

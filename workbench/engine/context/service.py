@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from workbench.engine.context.session_model import SessionModel
     from workbench.engine.context.statusline import StatusFigures
     from workbench.engine.context.transcript import SessionInfo, Transcript
+    from workbench.engine.context.views import GaugeView, SessionNotes
     from workbench.engine.engine import Engine
     from workbench.engine.profiles import BehaviourProfile
     from workbench.engine.profiles.detect import ResolvedVersion
@@ -593,6 +594,30 @@ class ContextService:
         if trigger_path is not None:
             report = replace(report, trigger=self.session(trigger_path).trigger)
         return report
+
+    # --- view models (what the Session and Gauge panes show) -----------------------------
+
+    def session_notes(self, session: SessionInfo) -> SessionNotes:
+        """The notes of `session` and where updates would fire over its transcript."""
+        from dataclasses import replace
+
+        from workbench.engine.context.views import SessionNotes
+
+        report = self.session_memory(session=session.session_id)
+        model = self.session(self.resolve_transcript(session=session.session_id))  # shared
+        return SessionNotes(session, replace(report, trigger=model.trigger), model.message_count)
+
+    def gauge_view(self, session_id: str | None = None, *, measure: bool = True) -> GaugeView:
+        """The Gauge pane's whole view of a session (default: the newest), read at once; the
+        pane itself reads the parts in workers as they are needed."""
+        from workbench.engine.context.views import GaugeView
+
+        sessions = tuple(self.sessions())
+        report = self.gauge(session=session_id, latest=session_id is None)
+        path = report.transcript or ""
+        replay = self.replay(path)
+        measurements = self.measure(path, tiktoken=True) if measure else None
+        return GaugeView(sessions, report, replay, measurements)
 
 
 def _read_optional(path: str) -> str | None:

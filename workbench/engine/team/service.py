@@ -7,7 +7,7 @@ engine's environment unless a call names one.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,8 @@ from workbench.engine.userfiles import read_start
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
-    from workbench.engine.history import UndoResult
+    from workbench.engine.history import History, UndoResult
+    from workbench.engine.team.models import TeamOverview
     from workbench.engine.team.sync_client import TeamSyncClient
     from workbench.engine.team.sync_models import Overwrite, SyncStatus
     from workbench.engine.team.watcher import TeamWatcher
@@ -37,8 +38,10 @@ if TYPE_CHECKING:
 class TeamService:
     """Team memory for one project: the secret scanner, redaction and the write guard."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, history: History) -> None:
         self.engine = engine
+        self.history = history
+        """Where pulls and replaced teammate versions are recorded (passed in by the facade)."""
 
     # --- secrets ---------------------------------------------------------------------------
 
@@ -152,6 +155,24 @@ class TeamService:
 
         return sync_status(self.engine, server=server, repo=repo, scanner=self.scan_for_secrets)
 
+    def overview(self, *, server: str | None = None, repo: str | None = None) -> TeamOverview:
+        """The offline status with every problem that keeps sync from running (each with its
+        fix) and a redacted preview of each file held back for a secret: what the Team pane and
+        `workbench sync status` show."""
+        from workbench.engine.team.overview import team_overview
+
+        return team_overview(
+            self.engine.locations,
+            self.engine.env,
+            status=lambda server, repo: self.sync_status(server=server, repo=repo),
+            scanner=self.scan_for_secrets,
+            find_secrets=lambda text, path: self.find_secrets(text, path=path),
+            redact=self.redact_text,
+            in_effect=self.history.in_effect,
+            server=server,
+            repo=repo,
+        )
+
     def overwrites(
         self, *, server: str | None = None, repo: str | None = None
     ) -> tuple[Overwrite, ...]:
@@ -161,14 +182,22 @@ class TeamService:
     def restore_overwritten(self, history_id: str) -> UndoResult:
         """Put a teammate's version that a push replaced back into the local file (from the
         history entry the push kept); the next push sends it. Undoable like any change."""
-        entry = self.engine.history.get(history_id)
+        entry = self.history.get(history_id)
         if entry.action != "sync-overwrite":
             raise UserInputError(f"history entry {history_id} is not a replaced team version")
-        return self.engine.history.undo(entry.id)
+        return self.history.undo(entry.id)
 
-    def sync_watcher(self, client: TeamSyncClient, *, debounce: float | None = None) -> TeamWatcher:
-        """A watcher that pulls once, then pushes the team folder after edits settle."""
+    def sync_watcher(
+        self,
+        client: TeamSyncClient,
+        *,
+        debounce: float | None = None,
+        report: Callable[[str, Any], None] | None = None,
+    ) -> TeamWatcher:
+        """A watcher that pulls once, then pushes the team folder after edits settle;
+        `report(event, result)` hears each pull, push and state change."""
         from workbench.engine.team.sync_protocol import DEBOUNCE_SECONDS
         from workbench.engine.team.watcher import TeamWatcher
 
-        return TeamWatcher(client, debounce=DEBOUNCE_SECONDS if debounce is None else debounce)
+        seconds = DEBOUNCE_SECONDS if debounce is None else debounce
+        return TeamWatcher(client, debounce=seconds, report=report)

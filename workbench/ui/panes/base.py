@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -12,7 +13,17 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
+from workbench.ui.host import app_engine, app_settings, read_in_thread
 from workbench.ui.messages import EngineReported
+
+if TYPE_CHECKING:
+    from textual.message import Message
+    from textual.worker import Worker
+
+    from workbench.config import Settings
+    from workbench.engine import Engine
+
+T = TypeVar("T")
 
 
 def _hidden(widget: Widget) -> bool:
@@ -59,6 +70,28 @@ class Pane(Vertical):
     """Which engine path produced what the pane shows, in a few words ("" until it knows)."""
     _refocus_on_content = False
     _focus_from: Widget | None = None
+
+    @property
+    def engine(self) -> Engine:
+        """The app's engine."""
+        return app_engine(self)
+
+    @property
+    def settings(self) -> Settings | None:
+        """The app's settings (None in a harness without them: every default applies)."""
+        return app_settings(self)
+
+    def read_in_thread(
+        self,
+        read: Callable[[], T],
+        loaded: Callable[[T], Message],
+        failed: Callable[[str], Message],
+        *,
+        group: str,
+        name: str = "",
+    ) -> Worker[None]:
+        """Read off the UI thread and post the result (see `workbench.ui.host`)."""
+        return read_in_thread(self, read, loaded, failed, group=group, name=name)
 
     def compose(self) -> ComposeResult:
         yield EmptyState(self.empty_content(), classes="pane-empty")

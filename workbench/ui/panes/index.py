@@ -213,8 +213,6 @@ class IndexPane(Pane):
         entry = next((e for e in self.report.entries if e.line == number), None)
         if entry is None or not entry.target or not entry.target_exists:
             return
-        from workbench.engine.index import link_target_path
-
-        local = link_target_path(entry.target)
+        local = entry.local_target
         if local:
             self.post_message(OpenMemoryRequested(("team/" if self.team else "") + local))

@@ -12,8 +12,6 @@ injected (against the 5-per-turn and 60 KB session budgets), and the candidate m
 from __future__ import annotations
 
 import importlib
-import json
-import textwrap
 import threading
 import time
 from collections.abc import Callable
@@ -33,16 +31,28 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.ui.actions import ActionSpec
-from workbench.ui.formatting import TYPE_BADGES
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
+from workbench.ui.panes.recall_view import (
+    banner_content,
+    budget_content,
+    budget_value,
+    engine_label,
+    engine_ran,
+    manifest_content,
+    memory_title,
+    miss_prompt,
+    reminder_content,
+    request_content,
+    selected_prompt,
+)
 from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
 
 if TYPE_CHECKING:
     from workbench.engine.progress import Progress
-    from workbench.engine.recall.models import NearMiss, RecallResult, SelectedMemory
+    from workbench.engine.recall.models import RecallResult
     from workbench.engine.recall.service import RecallService
-    from workbench.engine.recall.surfacing import SurfacedMemory, SurfacingView
+    from workbench.engine.recall.surfacing import SurfacingView
 
 EngineChoice = Literal["auto", "llm", "offline"]
 ENGINES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")
@@ -113,8 +123,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 """The pane's verbs (binding id, keys, palette title and help line)."""
 RECALL_TABS = ("recall-tab-results", "recall-tab-injected", "recall-tab-manifest")
 
-SCORE_BAR_WIDTH = 8
-
 
 @dataclass(frozen=True)
 class RecallRequest:
@@ -129,289 +137,6 @@ class RecallRequest:
 def split_list(text: str) -> tuple[str, ...]:
     """`Bash, Read` → `('Bash', 'Read')`: comma-separated, blanks and repeats dropped."""
     return tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
-
-
-# --- pure helpers: result → display -------------------------------------------------------
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """`1 memory`, `3 memories`."""
-    return f"{count:,} {word if count == 1 else (many or word + 's')}"
-
-
-def engine_ran(result: RecallResult) -> str:
-    """`the model (claude-sonnet-4-6)` or `the offline ranker`."""
-    if result.engine == "llm":
-        model = result.request.get("model") if result.request else None
-        return f"the model ({model})" if model else "the model"
-    return "the offline ranker"
-
-
-def engine_reason(result: RecallResult) -> str:
-    """Why that engine ran."""
-    if result.engine == "llm":
-        if result.requested_engine == "auto":
-            return "auto, and ANTHROPIC_API_KEY is set"
-        return "chosen in the options"
-    if result.error is not None:
-        message = result.error.get("message") or result.error.get("kind") or "unknown error"
-        return f"auto fell back after an API error: {message}"
-    if result.requested_engine == "auto":
-        return "auto, and no API key is set"
-    return "chosen in the options"
-
-
-def engine_label(result: RecallResult) -> str:
-    """For the status line, short: which engine ran and why."""
-    auto = result.requested_engine == "auto"
-    if result.engine == "llm":
-        model = result.request.get("model") if result.request else None
-        return f"recall: model {model or ''}".rstrip() + (" (auto, key set)" if auto else "")
-    if result.error is not None:
-        return "recall: offline ranker (API error, fell back)"
-    return "recall: offline ranker" + (" (auto, no API key)" if auto else "")
-
-
-def extra_notes(result: RecallResult) -> tuple[str, ...]:
-    """The engine's notes minus the one the banner already states (auto falling to offline)."""
-    notes = result.notes
-    if result.engine == "offline" and result.requested_engine == "auto" and notes:
-        return notes[1:]
-    return notes
-
-
-def banner_content(result: RecallResult, *, stale: bool = False) -> Content:
-    """Which engine ran and why, what it found, and any notes."""
-    fallback = result.error is not None
-    lines = [
-        Content.assemble(
-            ("● ", "$text-warning" if fallback else "$text-success"),
-            ("Ran: ", "$foreground-muted"),
-            (engine_ran(result), "bold"),
-            ("  ·  ", "$foreground-muted"),
-            (engine_reason(result), "$text-warning" if fallback else "$foreground-muted"),
-        ),
-        Content.assemble(
-            ("  ", ""),
-            (f"{len(result.selected)}", "bold"),
-            f" selected of {plural(len(result.candidates), 'candidate')}",
-            (
-                f"  ·  {plural(len(result.surfaced), 'file')} already surfaced (not offered)"
-                if result.surfaced
-                else ""
-            ),
-            (f"  ·  recent tools: {', '.join(result.recent_tools)}" if result.recent_tools else ""),
-        ),
-    ]
-    for note in extra_notes(result):
-        lines.append(
-            Content.assemble(("  note: ", "$foreground-muted"), (note, "$foreground-muted italic"))
-        )
-    if stale:
-        lines.append(
-            Content.assemble(
-                ("  options changed since this ran: ", "$text-warning"),
-                ("F5", "bold $text-accent"),
-                (" runs it again", "$text-warning"),
-            )
-        )
-    return Content("\n").join(lines)
-
-
-def text_bar(fraction: float, width: int = SCORE_BAR_WIDTH, style: str = "$primary") -> Content:
-    """A small inline bar for a score relative to the best."""
-    filled = max(1, round(max(0.0, min(1.0, fraction)) * width)) if fraction > 0 else 0
-    return Content.assemble(("━" * filled, style), ("─" * (width - filled), "$foreground 20%"))
-
-
-def type_badge(memory_type: str | None) -> Content:
-    """The tree's coloured one-letter type badge."""
-    key = memory_type or "untyped"
-    letter = TYPE_BADGES.get(memory_type, TYPE_BADGES[None])
-    return Content.styled(f" {letter} ", f"bold $memory-{key} reverse")
-
-
-def hanging(text: str, width: int, mark: str, style: str = "", mark_style: str = "") -> Content:
-    """`mark` then `text` wrapped to `width`, continuation lines indented under the text
-    (an option list wraps at its left edge, which would lose the indent)."""
-    room = max(20, width - len(mark))
-    lines = textwrap.wrap(text, room, break_long_words=True, break_on_hyphens=False) or [""]
-    pad = " " * len(mark)
-    return Content("\n").join(
-        Content.assemble((mark if i == 0 else pad, mark_style), (line, style))
-        for i, line in enumerate(lines)
-    )
-
-
-def freshness_line(note: str) -> str:
-    """The note's first sentence; the whole caution is in the Injected tab, verbatim."""
-    first, dot, _rest = note.partition(". ")
-    return f"freshness note: {first}{dot.strip()} The agent is told to verify it first."
-
-
-def selected_prompt(number: int, item: SelectedMemory, top_score: float, width: int) -> Content:
-    """One pick: path, score, type, age, description, reasons and the freshness note."""
-    score: Content | str = ""
-    if item.score is not None:
-        score = Content.assemble(
-            ("  ", ""),
-            (f"{item.score:.2f} ", "bold"),
-            text_bar(item.score / top_score if top_score else 0.0),
-        )
-    lines = [
-        Content.assemble(
-            (f"{number}. ", "bold $text-success"),
-            type_badge(item.type),
-            " ",
-            (item.path, "bold"),
-            score,
-        )
-    ]
-    age_style = "$text-warning" if item.freshness_note else "$foreground-muted"
-    facts = Content.assemble(
-        ("   ", ""),
-        (item.type or "no type", "$foreground-muted"),
-        ("  ·  saved ", "$foreground-muted"),
-        (item.age, age_style),
-    )
-    lines.append(facts)
-    if item.description:
-        lines.append(hanging(item.description, width, "   ", "italic $foreground-muted"))
-    for reason in item.reasons:
-        lines.append(hanging(reason, width, "   · ", "", "$text-success"))
-    if item.freshness_note:
-        lines.append(
-            hanging(
-                freshness_line(item.freshness_note),
-                width,
-                "   ⚠ ",
-                "$text-warning",
-                "$text-warning",
-            )
-        )
-    return Content("\n").join(lines)
-
-
-def miss_prompt(miss: NearMiss, width: int) -> Content:
-    """A near miss and what kept it out."""
-    score = "" if miss.score is None else f"  score {miss.score:.2f}"
-    tag = "" if miss.candidate else "  (not a candidate)"
-    return Content.assemble(
-        ("✗ ", "$text-error"),
-        (miss.path, "bold"),
-        (score + tag, "$foreground-muted"),
-        "\n",
-        hanging(miss.why_not, width, "   ", "$foreground-muted"),
-    )
-
-
-def budget_content(view: SurfacingView) -> Content:
-    """Would anything be injected this turn, and against which limits."""
-    count = len(view.memories)
-    if view.skipped_reason:
-        verdict = Content.assemble(
-            ("✖ Recall would not run for this prompt: ", "bold $text-error"),
-            (view.skipped_reason, "$text-error"),
-        )
-    elif not count:
-        verdict = Content.styled("Nothing would be injected: no memory was selected.", "bold")
-    else:
-        verdict = Content.assemble(
-            ("Would inject ", "bold"),
-            (plural(count, "memory", "memories"), "bold $text-success"),
-            f" (at most {view.max_per_turn} per turn) · ",
-            (f"{view.turn_bytes:,}", "bold"),
-            " characters",
-        )
-    rule = Content.styled(
-        f"Each file is read up to {view.max_lines} lines or {view.max_bytes:,} bytes (whole "
-        "lines); a longer one is cut with a notice pointing at the full file. Once "
-        f"{view.session_budget // 1024} KB of memories have been surfaced in a session, recall "
-        "stops until a compaction.",
-        "$foreground-muted",
-    )
-    return Content("\n").join([verdict, rule])
-
-
-def budget_value(view: SurfacingView) -> Content:
-    """The session budget before and after this turn."""
-    return Content.assemble(
-        (f"{view.session_bytes_after:,}", "bold"),
-        (f" / {view.session_budget:,}", "$foreground-muted"),
-    )
-
-
-def memory_title(memory: SurfacedMemory) -> Content:
-    """The line above one injected memory: its path, size and whether it was cut."""
-    if memory.truncated:
-        cut = Content.styled(
-            f"cut after {memory.kept_lines} of {memory.total_lines} lines "
-            f"({memory.truncated} limit)",
-            "bold $text-warning",
-        )
-    else:
-        cut = Content.styled(f"all {memory.total_lines} lines", "$foreground-muted")
-    return Content.assemble(
-        (memory.path, "bold"), (f"  {memory.length:,} characters · ", "$foreground-muted"), cut
-    )
-
-
-def reminder_content(memory: SurfacedMemory, shown_path: Callable[[str], str]) -> Content:
-    """The system reminder the agent would see, exactly (paths shown via `shown_path`), with
-    the header and any truncation notice marked."""
-    header = memory.header.replace(memory.abs_path, shown_path(memory.abs_path))
-    content = memory.content.replace(memory.abs_path, shown_path(memory.abs_path))
-    body, notice = content, ""
-    if memory.truncated and "\n\n> " in content:
-        body, _, rest = content.rpartition("\n\n> ")
-        notice = "> " + rest
-    return Content.assemble(
-        ("<system-reminder>\n", "$foreground-muted"),
-        (header, "$text-secondary"),
-        "\n\n",
-        body,
-        ("\n\n" + notice if notice else "", "bold $text-warning"),
-        ("\n</system-reminder>", "$foreground-muted"),
-    )
-
-
-def manifest_content(count: int, manifest: str, surfaced: tuple[str, ...] = ()) -> Content:
-    """The candidate list the selector sees."""
-    head = Content.assemble(
-        (plural(count, "candidate"), "bold"),
-        (" offered to the selector, newest first (at most 200)", "$foreground-muted"),
-    )
-    lines = [head]
-    if surfaced:
-        lines.append(
-            Content.styled(
-                "left out, already surfaced this session: " + ", ".join(surfaced),
-                "$foreground-muted",
-            )
-        )
-    lines.append(Content(manifest.rstrip("\n") if manifest else "(no memory files)"))
-    return Content("\n").join(lines)
-
-
-def request_content(result: RecallResult) -> Content:
-    """The exact request the model was sent and what it answered (model path only)."""
-    if result.request is None:
-        return Content.styled(
-            "No request: the offline ranker ran locally and sent nothing.", "$foreground-muted"
-        )
-    parts = [
-        Content.styled("Request sent to the model", "bold"),
-        Content(json.dumps(result.request, indent=2, ensure_ascii=False)),
-    ]
-    if result.model_answer is not None:
-        parts += [Content.styled("The model answered", "bold"), Content(result.model_answer)]
-    if result.rejected_names:
-        parts.append(
-            Content.styled(
-                "dropped (not candidates): " + ", ".join(result.rejected_names), "$text-warning"
-            )
-        )
-    return Content("\n").join(parts)
 
 
 # --- the pane -----------------------------------------------------------------------------
@@ -575,8 +300,8 @@ class RecallPane(Pane):
 
     def on_mount(self) -> None:
         self.border_title = self.title
-        settings = getattr(self.app, "settings", None)
-        blink = getattr(settings, "cursor_blink", True)
+        settings = self.settings
+        blink = True if settings is None else settings.cursor_blink
         for box in self.query(Input):
             box.cursor_blink = blink
         self.has_content = True
@@ -638,9 +363,9 @@ class RecallPane(Pane):
     def _shown_path(self, abs_path: str) -> str:
         """A memory path for display: the memory folder shown symbolically (no absolute
         paths unless the settings ask for them)."""
-        engine = getattr(self.app, "engine", None)
-        settings = getattr(self.app, "settings", None)
-        if engine is None or getattr(settings, "show_full_paths", False):
+        engine = getattr(self.app, "engine", None)  # a snapshot harness may have none
+        settings = self.settings
+        if engine is None or (settings is not None and settings.show_full_paths):
             return abs_path
         from workbench.ui.formatting import display_memory_dir
 
@@ -784,27 +509,29 @@ class RecallPane(Pane):
     def _warm(self, engine: EngineChoice) -> RecallService:
         """Open the recall service, scan and index the memory folder, and load the SDK when the
         model will be asked (called in the worker thread)."""
-        service: RecallService = self.app.engine.recall  # type: ignore[attr-defined]
+        service = self.engine.recall
         with self._warm_lock:
             service.ranker()
         if engine == "llm" or (engine == "auto" and service.llm_config.has_key):
             importlib.import_module("anthropic")
         return service
 
-    @work(thread=True, exclusive=True, group="recall-manifest", exit_on_error=False)
     def _load_manifest(self) -> None:
-        service = self.app.engine.recall  # type: ignore[attr-defined]
-        try:
+        service = self.engine.recall
+
+        def read() -> RecallPane.ManifestLoaded:
             with self._warm_lock:
                 service.ranker()
             candidates = service.candidates()
             manifest = service.manifest()
-            has_key = bool(service.llm_config.has_key)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.Failed(None, str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.ManifestLoaded(len(candidates), manifest, has_key))
+            return self.ManifestLoaded(len(candidates), manifest, bool(service.llm_config.has_key))
+
+        self.read_in_thread(
+            read,
+            lambda loaded: loaded,
+            lambda error: self.Failed(None, error),
+            group="recall-manifest",
+        )
 
     @on(ManifestLoaded)
     def _manifest_loaded(self, message: ManifestLoaded) -> None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual import on, work
@@ -23,18 +21,23 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from workbench.engine.errors import ConflictError, RefusedWriteError, WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
+from workbench.ui.panes.review_view import (
+    Failure,
+    detail_content,
+    plural,
+    prompt_content,
+    summary_content,
+)
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.widgets.diff_view import DiffView
 
 if TYPE_CHECKING:
-    from workbench.engine import Engine
-    from workbench.engine.agents.review_queue import Proposal
+    from workbench.engine.agents.models import ReviewItem
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -89,132 +92,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 Verb = Literal["accept", "reject"]
 
 
-@dataclass(frozen=True)
-class ProposalView:
-    """What the pane shows of one proposal: never its raw content, and secrets redacted."""
-
-    id: str
-    created: str
-    source: str
-    path: str
-    scope: str
-    kind: str
-    added: int
-    removed: int
-    diff: str
-    """The unified diff with every secret replaced by `[REDACTED]`."""
-    hidden_secrets: int = 0
-    """How many secrets the redaction replaced in the diff."""
-    note: str = ""
-    group: str = ""
-    changed_since: bool = False
-    """The target file no longer matches the base the proposal was made against."""
-    refusal: str | None = None
-    """The secret guard's refusal, for a team memory that would hold a credential."""
-
-    @classmethod
-    def from_proposal(
-        cls,
-        proposal: Proposal,
-        *,
-        redact: Callable[[str], tuple[str, int]] | None = None,
-        changed_since: bool = False,
-        refusal: str | None = None,
-    ) -> ProposalView:
-        """Build the view; `redact` maps text to (redacted text, secrets replaced)."""
-        if redact is None:
-            from workbench.engine.team.secrets.redaction import redact as redact_text
-
-            def redact(text: str) -> tuple[str, int]:
-                result = redact_text(text)
-                return result.text, result.count
-
-        diff, hidden = redact(proposal.diff)
-        added, removed = proposal.diff_stats()
-        return cls(
-            id=proposal.id,
-            created=proposal.created,
-            source=proposal.source,
-            path=proposal.path,
-            scope=proposal.scope,
-            kind=proposal.kind,
-            added=added,
-            removed=removed,
-            diff=diff,
-            hidden_secrets=hidden,
-            note=proposal.note,
-            group=proposal.group,
-            changed_since=changed_since,
-            refusal=refusal,
-        )
-
-
-def load_queue(engine: Engine) -> tuple[ProposalView, ...]:
-    """Every pending proposal, newest first, checked against the files as they are now."""
-    from workbench.engine.agents.review_queue import sha256_or_none, team_secret_refusal
-    from workbench.engine.userfiles import MEMORY_FILE_LIMIT, read_bytes
-
-    def redact(text: str) -> tuple[str, int]:
-        result = engine.team.redact_text(text)
-        return result.text, result.count
-
-    views = []
-    for proposal in engine.agents.review.list():
-        try:
-            current: bytes | None = read_bytes(proposal.abs_path, MEMORY_FILE_LIMIT, "a memory")
-        except FileNotFoundError:
-            current = None
-        except OSError:
-            current = b""  # unreadable: accepting would fail too
-        refusal = None
-        if proposal.scope == "team":
-            refusal = team_secret_refusal(engine, proposal.abs_path, proposal.content)
-        views.append(
-            ProposalView.from_proposal(
-                proposal,
-                redact=redact,
-                changed_since=sha256_or_none(current) != proposal.base_sha256,
-                refusal=refusal,
-            )
-        )
-    return tuple(views)
-
-
-def age_text(iso: str, now_ms: float) -> str:
-    """`just now`, `5 min ago`, `3 h ago`, `2 days ago` for an ISO time."""
-    try:
-        then = datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000
-    except ValueError:
-        return iso
-    minutes = max(0, int((now_ms - then) // 60_000))
-    if minutes < 1:
-        return "just now"
-    if minutes < 60:
-        return f"{minutes} min ago"
-    if minutes < 48 * 60:
-        return f"{minutes // 60} h ago"
-    return f"{minutes // 1440} days ago"
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 proposal`, `3 proposals`, `2 entries`."""
-    if count == 1:
-        return f"1 {noun}"
-    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return f"{count} {noun[:-1]}ies"
-    return f"{count} {noun}s"
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A proposal the engine refused to accept, and why."""
-
-    id: str
-    path: str
-    reason: Literal["changed", "secret", "error"]
-    message: str
-
-
 class ReviewPane(Pane):
     """Proposed memory writes with their diffs: accept or reject, one or all."""
 
@@ -249,7 +126,7 @@ class ReviewPane(Pane):
     }
     """
 
-    proposals: reactive[tuple[ProposalView, ...] | None] = reactive(
+    proposals: reactive[tuple[ReviewItem, ...] | None] = reactive(
         None, init=False, bindings=True, always_update=True
     )
     """The queue on show, newest first (None until read). Every read re-renders: refusals the
@@ -262,7 +139,7 @@ class ReviewPane(Pane):
     class QueueLoaded(Message):
         """The queue was read."""
 
-        def __init__(self, proposals: tuple[ProposalView, ...]) -> None:
+        def __init__(self, proposals: tuple[ReviewItem, ...]) -> None:
             super().__init__()
             self.proposals = proposals
 
@@ -286,7 +163,7 @@ class ReviewPane(Pane):
     def __init__(
         self,
         *,
-        proposals: tuple[ProposalView, ...] | None = None,
+        proposals: tuple[ReviewItem, ...] | None = None,
         now_ms: Callable[[], float] | None = None,
         id: str | None = None,  # noqa: A002
     ) -> None:
@@ -315,20 +192,15 @@ class ReviewPane(Pane):
 
     # --- data in -----------------------------------------------------------------------
 
-    def show_proposals(self, proposals: tuple[ProposalView, ...]) -> None:
+    def show_proposals(self, proposals: tuple[ReviewItem, ...]) -> None:
         """Show a queue (also how snapshot tests feed the pane)."""
         self.proposals = tuple(proposals)
 
-    @work(thread=True, exclusive=True, group="review-load", exit_on_error=False)
     def _load_queue(self) -> None:
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
-        try:
-            proposals = load_queue(engine)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.QueueFailed(str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.QueueLoaded(proposals))
+        engine = self.engine
+        self.read_in_thread(
+            engine.agents.review_items, self.QueueLoaded, self.QueueFailed, group="review-load"
+        )
 
     @on(QueueLoaded)
     def _queue_loaded(self, message: QueueLoaded) -> None:
@@ -346,7 +218,7 @@ class ReviewPane(Pane):
 
     # --- rendering ---------------------------------------------------------------------
 
-    def watch_proposals(self, proposals: tuple[ProposalView, ...] | None) -> None:
+    def watch_proposals(self, proposals: tuple[ReviewItem, ...] | None) -> None:
         if proposals is None:
             return
         if not proposals:
@@ -379,56 +251,18 @@ class ReviewPane(Pane):
         self.selected_id = event.option.id
 
     @property
-    def selected(self) -> ProposalView | None:
+    def selected(self) -> ReviewItem | None:
         """The proposal under the cursor."""
         for proposal in self.proposals or ():
             if proposal.id == self.selected_id:
                 return proposal
         return None
 
-    def _render_summary(self, proposals: tuple[ProposalView, ...]) -> None:
-        sources: dict[str, int] = {}
-        for proposal in proposals:
-            sources[proposal.source] = sources.get(proposal.source, 0) + 1
-        by_source = " · ".join(f"{count} from {source}" for source, count in sources.items())
-        blocked = sum(1 for p in proposals if p.changed_since or p.refusal)
-        self.query_one(".review-summary", Static).update(
-            Content.assemble(
-                (plural(len(proposals), "proposal"), "bold"),
-                " waiting",
-                ("  ·  " + by_source, "$foreground-muted"),
-                (f"  ·  {blocked} cannot be accepted as is", "$text-warning") if blocked else "",
-            )
-        )
+    def _render_summary(self, proposals: tuple[ReviewItem, ...]) -> None:
+        self.query_one(".review-summary", Static).update(summary_content(proposals))
 
-    def _prompt(self, proposal: ProposalView) -> Content:
-        badge = (" new ", "bold $text-success reverse") if proposal.kind == "create" else None
-        if proposal.kind == "delete":
-            badge = (" del ", "bold $text-error reverse")
-        badge = badge or (" edit", "bold $text-primary reverse")
-        parts: list[Content | tuple[str, str] | str] = [
-            badge,
-            " ",
-            (f"+{proposal.added}", "$text-success"),
-            " ",
-            (f"−{proposal.removed}", "$text-error"),
-            "  ",
-            (proposal.path, "bold"),
-        ]
-        if proposal.scope == "team":
-            parts += ["  ", ("team", "$text-accent")]
-        failure = self._failures.get(proposal.id)
-        if proposal.changed_since or (failure and failure.reason == "changed"):
-            parts += ["  ", ("▲ changed since", "$text-warning")]
-        if proposal.refusal or (failure and failure.reason == "secret"):
-            parts += ["  ", ("✖ holds a secret", "$text-error")]
-        parts.append(
-            (
-                f"  {proposal.source} · {age_text(proposal.created, self._now_ms())}",
-                "$foreground-muted",
-            )
-        )
-        return Content.assemble(*parts)
+    def _prompt(self, proposal: ReviewItem) -> Content:
+        return prompt_content(proposal, self._failures.get(proposal.id), self._now_ms())
 
     def _render_selected(self) -> None:
         proposal = self.selected
@@ -443,53 +277,8 @@ class ReviewPane(Pane):
         detail.set_class(bool(proposal.changed_since or proposal.refusal or failure), "-blocked")
         diff.set_diff(proposal.diff)
 
-    def _detail(self, proposal: ProposalView) -> Content:
-        what = {"create": "a new file", "delete": "the removal of a file"}.get(
-            proposal.kind, "an edit of an existing file"
-        )
-        where = (
-            "team memory: it syncs to every teammate on the next push"
-            if proposal.scope == "team"
-            else {"log": "a daily log", "private": "private memory (this machine only)"}.get(
-                proposal.scope, proposal.scope
-            )
-        )
-        lines = [
-            Content.assemble(
-                ("→ ", "$foreground-muted"),
-                (proposal.path, "bold"),
-                ("  ", ""),
-                (where, "$text-accent" if proposal.scope == "team" else "$foreground-muted"),
-            ),
-            Content.styled(
-                f"{what} (+{proposal.added} −{proposal.removed}), proposed by {proposal.source} "
-                f"{age_text(proposal.created, self._now_ms())}",
-                "$foreground-muted",
-            ),
-        ]
-        if proposal.note:
-            lines.append(Content.styled(proposal.note, "italic"))
-        failure = self._failures.get(proposal.id)
-        if proposal.changed_since or (failure and failure.reason == "changed"):
-            lines.append(
-                Content.styled(
-                    "▲ The file changed after this was proposed: accepting is refused so "
-                    "nothing is overwritten. Reject it (x) and run the agent again.",
-                    "$text-warning",
-                )
-            )
-        if proposal.refusal:
-            lines.append(Content.styled(f"✖ {proposal.refusal}", "$text-error"))
-        if failure and failure.reason == "error":
-            lines.append(Content.styled(f"✖ {failure.message}", "$text-error"))
-        if proposal.hidden_secrets:
-            lines.append(
-                Content.styled(
-                    f"{plural(proposal.hidden_secrets, 'secret')} in this diff shown as [REDACTED]",
-                    "$text-warning",
-                )
-            )
-        return Content("\n").join(lines)
+    def _detail(self, proposal: ReviewItem) -> Content:
+        return detail_content(proposal, self._failures.get(proposal.id), self._now_ms())
 
     # --- actions -----------------------------------------------------------------------
 
@@ -558,7 +347,7 @@ class ReviewPane(Pane):
 
     @work(thread=True, group="review-decide", exit_on_error=False)
     def _run_decision(self, verb: Verb, ids: tuple[str, ...], paths: dict[str, str]) -> None:
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
+        engine = self.engine
         queue = engine.agents.review
         done: list[str] = []
         failed: list[Failure] = []

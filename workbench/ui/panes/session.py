@@ -8,10 +8,9 @@ Reads run in thread workers that post results back as messages; the handlers set
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
@@ -20,24 +19,21 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
-from workbench.engine.context.session_memory import (
-    MINIMUM_MESSAGE_TOKENS_TO_INIT,
-    MINIMUM_TOKENS_BETWEEN_UPDATE,
-    TOOL_CALLS_BETWEEN_UPDATES,
-    SessionMemoryReport,
-    TriggerReport,
-)
-from workbench.engine.errors import WorkbenchError
-from workbench.engine.jsutil import format_file_size
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
+from workbench.ui.panes.session_view import (
+    header_content,
+    session_prompt,
+    session_title,
+    trigger_heading,
+    trigger_table,
+)
 from workbench.ui.widgets.session_notes import SectionBars, TriggerTimeline
 
 if TYPE_CHECKING:
-    from workbench.engine import Engine
     from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.views import SessionNotes
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -65,185 +61,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 
 WIDE = 110
 """From this width the session list sits beside the notes instead of above them."""
-
-
-@dataclass(frozen=True)
-class SessionNotes:
-    """One session's notes report, with the trigger evaluated over its transcript."""
-
-    session: SessionInfo
-    report: SessionMemoryReport
-    messages: int
-    """Main-chain messages the trigger walked (the timeline's length)."""
-
-
-def read_session_notes(engine: Engine, session: SessionInfo) -> SessionNotes:
-    """The notes of `session` and where updates would fire (reads the transcript once)."""
-    context = engine.context
-    report = context.session_memory(session=session.session_id)
-    model = context.session(context.resolve_transcript(session=session.session_id))
-    return SessionNotes(session, replace(report, trigger=model.trigger), model.message_count)
-
-
-# --- display helpers ------------------------------------------------------------------------
-
-
-def session_title(session: SessionInfo, width: int = 60) -> str:
-    """The session's title on one line, cut to `width`."""
-    title = " ".join((session.title or "(untitled session)").split())
-    return title if len(title) <= width else title[: width - 1] + "…"
-
-
-def session_when(session: SessionInfo) -> str:
-    """Last activity as `2026-11-29 08:33` (transcript time, UTC), else the file's mtime."""
-    stamp = session.last_timestamp or session.mtime or ""
-    return stamp[:16].replace("T", " ")
-
-
-def session_prompt(session: SessionInfo) -> Content:
-    """A session in the list: title, then time, size and whether it has notes (the time tells
-    sessions apart; an id prefix would not)."""
-    notes = (
-        Content.styled("notes", "$text-success")
-        if session.has_session_memory
-        else Content.styled("no notes", "$foreground-muted")
-    )
-    return Content.assemble(
-        (session_title(session), "bold"),
-        "\n",
-        (
-            f"{session_when(session)} · {format_file_size(session.size_bytes)} · ",
-            "$foreground-muted",
-        ),
-        notes,
-    )
-
-
-def notes_location(report: SessionMemoryReport, session_id: str) -> str:
-    """Where the notes live, without the absolute path: `<session>/session-memory/summary.md`."""
-    marker = f"/{session_id}/session-memory/summary.md"
-    if report.path.endswith(marker):
-        return f"<session {session_id[:8]}>/session-memory/summary.md"
-    return report.path.rsplit("/", 1)[-1]
-
-
-def header_content(notes: SessionNotes) -> Content:
-    """Title, facts and the notes' state."""
-    session, report = notes.session, notes.report
-    facts = " · ".join(
-        part
-        for part in (
-            session.session_id,
-            f"{session.messages:,} messages",
-            session_when(session),
-            format_file_size(session.size_bytes),
-            session.model or "",
-        )
-        if part
-    )
-    if not report.exists:
-        state = Content.styled("no notes yet", "bold $foreground-muted")
-    elif report.is_empty:
-        state = Content.styled("still the empty template", "bold $text-warning")
-    else:
-        state = Content.styled("written", "bold $text-success")
-    template = (
-        Content.styled("custom template", "$text-secondary")
-        if report.template_source == "custom"
-        else Content.styled("default template", "$foreground-muted")
-    )
-    lines = [
-        Content.styled(session_title(session, 200), "bold"),
-        Content.styled(facts, "$foreground-muted"),
-        Content.assemble(
-            ("Notes ", "bold"),
-            (notes_location(report, session.session_id), "$foreground-muted"),
-            "  ",
-            state,
-            ("  ·  ", "$foreground-muted"),
-            template,
-        ),
-    ]
-    if report.template_error:
-        lines.append(
-            Content.styled(
-                f"The custom template could not be read ({report.template_error}); "
-                "Claude Code falls back to the default.",
-                "$text-warning",
-            )
-        )
-    return Content("\n").join(lines)
-
-
-def trigger_heading(notes: SessionNotes) -> Content:
-    """Whether and how often Claude Code would update the notes over this transcript."""
-    trigger = notes.report.trigger
-    if trigger is None:
-        return Content.styled("The update trigger was not evaluated.", "$foreground-muted")
-    points = trigger.points
-    count = len(points)
-    lines = [
-        Content.assemble(
-            ("Update trigger", "bold"),
-            "  ",
-            (
-                f"fires after {count} response{'s' if count != 1 else ''}"
-                if points
-                else "would not fire over this transcript",
-                "bold $text-accent" if points else "bold $foreground-muted",
-            ),
-        ),
-        Content.styled(
-            f"first at {MINIMUM_MESSAGE_TOKENS_TO_INIT:,} tokens of context, then after every "
-            f"{MINIMUM_TOKENS_BETWEEN_UPDATE:,} new tokens with {TOOL_CALLS_BETWEEN_UPDATES} "
-            "tool calls, or with a turn that ends without tools",
-            "$foreground-muted",
-        ),
-    ]
-    if not points:
-        lines.append(
-            Content.styled(
-                f"The context never reached {MINIMUM_MESSAGE_TOKENS_TO_INIT:,} tokens."
-                if not trigger.initialized
-                else "No response met the token and tool-call conditions.",
-                "$foreground-muted",
-            )
-        )
-    return Content("\n").join(lines)
-
-
-def trigger_table(trigger: TriggerReport | None) -> Content:
-    """One row per update: the message it follows, the context then, and why it fired."""
-    if trigger is None or not trigger.points:
-        return Content("")
-    lines = [
-        Content.styled(
-            f"{'#':>3}  {'line':>6}  {'context':>8}  {'new':>8}  why", "$foreground-muted"
-        )
-    ]
-    for number, point in enumerate(trigger.points, 1):
-        why = (
-            f"{point.tool_calls_since_last} tool calls"
-            if point.tool_calls_since_last >= TOOL_CALLS_BETWEEN_UPDATES
-            else "turn ended without tools"
-        )
-        lines.append(
-            Content.assemble(
-                (f"{number:>3}", "bold $text-accent"),
-                f"  {point.line:>6,}  {point.tokens:>8,}  ",
-                (f"{'+' + format(point.tokens_since_last, ','):>8}", "$foreground-muted"),
-                f"  {why}",
-            )
-        )
-    if trigger.last_summarized_uuid:
-        lines.append(
-            Content.styled(
-                f"The notes would cover messages up to {trigger.last_summarized_uuid[:8]}… "
-                "(updates after a turn without tools move that mark).",
-                "$foreground-muted",
-            )
-        )
-    return Content("\n").join(lines)
 
 
 # --- the pane -------------------------------------------------------------------------------
@@ -345,30 +162,23 @@ class SessionPane(Pane):
             self._loaded = True
             self._load_sessions()
 
-    @property
-    def engine(self) -> Engine:
-        """The app's engine."""
-        return self.app.engine  # type: ignore[attr-defined, no-any-return]
-
-    @work(thread=True, exclusive=True, group="session-list", exit_on_error=False)
     def _load_sessions(self) -> None:
-        try:
-            sessions = tuple(self.engine.context.sessions())
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("sessions", str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.SessionsListed(sessions))
+        context = self.engine.context
+        self.read_in_thread(
+            lambda: tuple(context.sessions()),
+            self.SessionsListed,
+            lambda error: self.ReadFailed("sessions", error),
+            group="session-list",
+        )
 
-    @work(thread=True, exclusive=True, group="session-notes", exit_on_error=False)
     def _load_notes(self, session: SessionInfo) -> None:
-        try:
-            notes = read_session_notes(self.engine, session)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed(session.session_id[:8], str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.NotesRead(notes))
+        engine = self.engine
+        self.read_in_thread(
+            lambda: engine.context.session_notes(session),
+            self.NotesRead,
+            lambda error: self.ReadFailed(session.session_id[:8], error),
+            group="session-notes",
+        )
 
     @on(SessionsListed)
     def _sessions_listed(self, message: SessionsListed) -> None:

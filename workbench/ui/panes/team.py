@@ -1,11 +1,11 @@
 """The team sync panel: where team memory syncs to, what a push would send, and how syncs went.
 
-The status is computed offline (no request) in a thread worker and arrives as
-`TeamSyncPane.ReportLoaded`. Push, pull and watch are async workers in the exclusive group
+The engine's `TeamOverview` is read offline (no request) in a thread worker and arrives as
+`TeamSyncPane.ReportLoaded`; what it shows is rendered by the pure functions in `team_view`. Push, pull and watch are async workers in the exclusive group
 "sync"; their results come back as messages and the status is read again. Pulled overwrites go
 through the engine's history, so the main screen's undo reverts them. Secrets are shown by
 path, rule and position only; the redaction preview is the file with each secret replaced by
-`[REDACTED]`, computed in the worker so the secret's text never reaches the pane's state.
+`[REDACTED]`, made by the engine so the secret's text never reaches the pane's state.
 """
 
 from __future__ import annotations
@@ -13,34 +13,43 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
-from workbench.engine.errors import OperationCancelled, UserInputError, WorkbenchError
+from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.engine.progress import Progress
 from workbench.engine.team.sync_models import PushResult
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
-from workbench.ui.panes.review import age_text, plural
+from workbench.ui.panes.review_view import plural
+from workbench.ui.panes.team_view import (
+    KEYS_LEGEND,
+    LastSync,
+    conflicts_content,
+    engine_label,
+    header_content,
+    held_back_content,
+    history_content,
+    keys_content,
+    notices_content,
+    overwrites_content,
+    pull_summary,
+    push_summary,
+    secrets_content,
+)
 
 if TYPE_CHECKING:
-    from textual.notifications import SeverityLevel
-
-    from workbench.engine import Engine
-    from workbench.engine.team.secrets.scanner import SecretFinding
-    from workbench.engine.team.sync_models import PullResult, SyncStatus
+    from workbench.engine.team.models import TeamOverview
+    from workbench.engine.team.sync_models import PullResult
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -93,6 +102,15 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         scope="pane",
     ),
     ActionSpec(
+        "restore-theirs",
+        "o",
+        "restore_overwritten",
+        "Restore theirs",
+        "Sync: Restore the teammate's version",
+        "Put back the newest teammate's version a push overwrote (from history; u undoes it)",
+        scope="pane",
+    ),
+    ActionSpec(
         "refresh-sync",
         "f5",
         "refresh_sync",
@@ -102,480 +120,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         scope="pane",
     ),
 )
-
-# Display of each per-key state: mark, words, style. The order is the legend's.
-KEY_STATES: dict[str, tuple[str, str, str]] = {
-    "in_sync": ("✓", "in sync", "$text-success"),
-    "local_changed": ("↑", "changed here", "$text-primary"),
-    "local_only": ("↑", "new here", "$text-primary"),
-    "server_changed": ("↓", "changed on server", "$text-secondary"),
-    "server_only": ("↓", "only on server", "$text-secondary"),
-    "both_changed": ("⇅", "changed on both", "$text-warning"),
-    "deleted_locally": ("✗", "deleted here", "$text-warning"),
-    "secret_blocked": ("✖", "holds a secret", "$text-error"),
-    "too_large": ("✖", "over 250 KB", "$text-error"),
-}
-SUPPRESSION_CAUSES: dict[str, str] = {
-    "http_401": "the server refused the token",
-    "http_403": "the server refused the token for this repo",
-    "http_404": "the server has no team-memory endpoint at this address",
-    "http_413": "the server refused the push as too large (too many entries)",
-    "no_token": "there is no token",
-    "no_repo": "there is no github.com repo",
-}
-KEYS_LEGEND = Content.styled(
-    "↑ the next push sends it · ↓ the next pull brings it · ⇅ a push overwrites the teammate's "
-    "edit (local wins) · hashes that moved since the last sync are bright",
-    "$foreground-muted italic",
-)
-PREVIEW_LINES = 60
-HISTORY_ROWS = 15
-
-
-# --- what the pane shows -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SyncProblem:
-    """Why sync cannot run, and what to set."""
-
-    problem: str
-    fix: str
-
-
-@dataclass(frozen=True)
-class SecretPreview:
-    """A team file held back for a secret: where each secret is, and the file redacted."""
-
-    path: str
-    findings: tuple[SecretFinding, ...]
-    redacted: str
-    """The file with every secret replaced by `[REDACTED]`."""
-    redactions: int
-
-
-@dataclass(frozen=True)
-class TeamSyncReport:
-    """Everything the panel shows, computed without a network request."""
-
-    status: SyncStatus
-    problems: tuple[SyncProblem, ...] = ()
-    previews: tuple[SecretPreview, ...] = ()
-    over_limit: tuple[str, ...] = ()
-    """Local files left out because the server's learned entry limit was reached."""
-
-    @property
-    def available(self) -> bool:
-        """Whether push, pull and watch can run."""
-        return not self.problems
-
-
-@dataclass(frozen=True)
-class LastSync:
-    """The latest push, pull or watch event, in words."""
-
-    text: str
-    severity: SeverityLevel = "information"
-
-
-def build_team_report(engine: Engine) -> TeamSyncReport:
-    """The offline status plus why sync is unavailable and the secret previews (blocking I/O)."""
-    from workbench.engine.team.repo import resolve_repo
-    from workbench.engine.team.sync_config import SERVER_ENV, TOKEN_ENV, check_server_url
-    from workbench.engine.team.sync_local import read_local_entries
-
-    problems: list[SyncProblem] = []
-    repo: str | None = None
-    try:
-        repo = resolve_repo(engine.locations.project_root, None)
-    except UserInputError:
-        problems.append(
-            SyncProblem(
-                "No github.com remote",
-                "Team memory belongs to a GitHub repo: add a github.com remote to the project "
-                "(git remote add origin git@github.com:OWNER/NAME.git).",
-            )
-        )
-    server_ok = True
-    raw_server = (engine.env.get(SERVER_ENV) or "").strip()
-    if not raw_server:
-        problems.append(
-            SyncProblem(
-                "No team server",
-                f"Set {SERVER_ENV} to the server's URL (`workbench team-server` runs one), "
-                "then start the workbench again.",
-            )
-        )
-    else:
-        try:
-            check_server_url(raw_server)
-        except UserInputError as exc:
-            server_ok = False
-            problems.append(SyncProblem("Unusable team server URL", f"{exc}; fix {SERVER_ENV}."))
-    if not (engine.env.get(TOKEN_ENV) or "").strip():
-        problems.append(
-            SyncProblem(
-                "No team token",
-                f"Set {TOKEN_ENV} to the bearer token the server accepts, "
-                "then start the workbench again.",
-            )
-        )
-    scanner = engine.team.scan_for_secrets
-    if repo is not None and server_ok:
-        status = engine.team.sync_status()
-    else:
-        from workbench.engine.team.sync_client import build_status
-        from workbench.engine.team.sync_state import SyncState
-
-        team_dir = engine.locations.team_dir
-        local = read_local_entries(team_dir, scanner=scanner)
-        state = SyncState(server="", repo=repo or "", team_dir=team_dir)
-        status = build_status(None, repo or "", team_dir, state, local)
-    over_limit: tuple[str, ...] = ()
-    if status.max_entries is not None:
-        over_limit = read_local_entries(
-            status.team_dir, status.max_entries, scanner=scanner
-        ).over_limit
-    return TeamSyncReport(
-        status=status,
-        problems=tuple(problems),
-        previews=tuple(secret_previews(engine, status)),
-        over_limit=over_limit,
-    )
-
-
-def secret_previews(engine: Engine, status: SyncStatus) -> list[SecretPreview]:
-    """Located findings and a redacted copy of every file held back for a secret."""
-    from workbench.engine.team.secrets.report import read_text
-
-    previews = []
-    for skipped in status.skipped_secrets:
-        try:
-            text = read_text(Path(status.team_dir, skipped.path))
-        except OSError:
-            continue
-        findings = engine.team.find_secrets(text, path=skipped.path)
-        redaction = engine.team.redact_text(text)
-        del text  # only the redacted copy leaves this function
-        previews.append(
-            SecretPreview(skipped.path, tuple(findings), redaction.text, redaction.count)
-        )
-    return previews
-
-
-# --- rendering helpers (pure) ------------------------------------------------------------
-
-
-def short_hash(value: str | None) -> str:
-    """The first 8 hex digits of a `sha256:` hash, or a dash."""
-    return "—" if value is None else value.removeprefix("sha256:")[:8]
-
-
-def section_title(title: str, detail: str = "") -> Content:
-    """A section heading with an optional muted count."""
-    return Content.assemble(
-        (title, "bold $text-primary"), (f"  {detail}" if detail else "", "$foreground-muted")
-    )
-
-
-def keys_content(status: SyncStatus) -> Content:
-    """The per-key table: state, then local / server / last-synced hashes."""
-    rows = status.keys
-    if not rows:
-        return Content.assemble(
-            section_title("Files"),
-            "\n",
-            ("The team folder is empty and the server has sent nothing yet.", "$foreground-muted"),
-        )
-    width = min(36, max(12, *(len(row.key) for row in rows)))
-    header = Content.styled(
-        f"{'file':<{width}}  {'state':<19} {'local':<8} {'server':<8} {'synced':<8}",
-        "$foreground-muted",
-    )
-    lines = [section_title("Files", plural(len(rows), "file")), header]
-    for row in rows:
-        mark, words, style = KEY_STATES.get(row.state, ("?", row.state, "$foreground-muted"))
-        key = row.key if len(row.key) <= width else row.key[: width - 1] + "…"
-
-        def cell(value: str | None, row=row) -> tuple[str, str]:  # type: ignore[no-untyped-def]
-            moved = value is not None and value != row.last_synced
-            return (f"{short_hash(value):<8} ", "" if moved else "$foreground-muted")
-
-        lines.append(
-            Content.assemble(
-                (f"{key:<{width}}  ", ""),
-                (f"{mark} {words:<17} ", style),
-                cell(row.local),
-                cell(row.server),
-                (short_hash(row.last_synced), "$foreground-muted"),
-            )
-        )
-    return Content("\n").join(lines)
-
-
-def conflicts_content(status: SyncStatus, now_ms: float) -> Content:
-    """The 412 conflict history, newest first."""
-    if not status.conflicts:
-        return Content.assemble(
-            section_title("Conflicts (HTTP 412)"),
-            "\n",
-            ("None yet: every push so far met the server state it expected.", "$foreground-muted"),
-        )
-    lines = [section_title("Conflicts (HTTP 412)", plural(len(status.conflicts), "conflict"))]
-    for conflict in reversed(status.conflicts[-10:]):
-        resolved = conflict.get("resolved")
-        if resolved is True:
-            mark, outcome = "✓", "resolved: re-read the server's hashes and pushed again"
-            style = "$text-success"
-        elif resolved is False:
-            mark, outcome, style = "✖", "gave up: the team memory kept changing", "$text-error"
-        else:
-            mark, outcome, style = "▲", "not resolved yet", "$text-warning"
-        keys = [str(k) for k in conflict.get("pending_keys") or []]
-        count = int(conflict.get("pending_count") or len(keys))
-        shown = ", ".join(keys[:3]) + (f" and {count - 3} more" if count > 3 else "")
-        lines.append(
-            Content.assemble(
-                (f"{mark} ", style),
-                (f"{age_text(str(conflict.get('time', '')), now_ms):<13}", "$foreground-muted"),
-                (outcome, style),
-            )
-        )
-        lines.append(
-            Content.assemble(
-                " " * 15,
-                (f"attempt {conflict.get('attempt', '?')} · {plural(count, 'file')} pending", ""),
-                (f": {shown}" if shown else "", "$foreground-muted"),
-            )
-        )
-    return Content("\n").join(lines)
-
-
-def held_back_content(report: TeamSyncReport) -> Content:
-    """Files a push leaves out: secrets (path, rule, label), too large, over the limit."""
-    status = report.status
-    lines: list[Content] = []
-    for secret in status.skipped_secrets:
-        lines.append(
-            Content.assemble(
-                ("✖ ", "$text-error"),
-                (secret.path, "bold"),
-                "  ",
-                (", ".join(secret.rule_ids or (secret.rule_id,)), "$text-error"),
-                (
-                    f"  {', '.join(secret.all_labels)}: holds a secret, never pushed",
-                    "$foreground-muted",
-                ),
-            )
-        )
-    for path in status.skipped_too_large:
-        lines.append(
-            Content.assemble(
-                ("✖ ", "$text-error"),
-                (path, "bold"),
-                ("  over 250,000 bytes: the server would refuse it", "$foreground-muted"),
-            )
-        )
-    if report.over_limit:
-        limit = status.max_entries
-        lines.append(
-            Content.assemble(
-                ("▲ ", "$text-warning"),
-                (", ".join(report.over_limit[:6]), "bold"),
-                (" and more" if len(report.over_limit) > 6 else "", ""),
-                (f"  past the server's limit of {limit} entries: not pushed", "$foreground-muted"),
-            )
-        )
-    if not lines:
-        return Content.assemble(
-            section_title("Held back"),
-            "\n",
-            ("Nothing: every team file can be pushed.", "$foreground-muted"),
-        )
-    count = len(status.skipped_secrets) + len(status.skipped_too_large) + len(report.over_limit)
-    return Content("\n").join([section_title("Held back", plural(count, "file")), *lines])
-
-
-def preview_content(preview: SecretPreview) -> Content:
-    """Findings by position, then the file with each secret replaced by [REDACTED]."""
-    lines = [
-        Content.assemble(
-            (preview.path, "bold"),
-            (
-                f"  {plural(len(preview.findings), 'finding')}, "
-                f"{plural(preview.redactions, 'redaction')}",
-                "$foreground-muted",
-            ),
-        )
-    ]
-    flagged: set[int] = set()
-    for finding in preview.findings:
-        flagged.update(range(finding.line, finding.end_line + 1))
-        placeholder = (
-            f"  (looks like a placeholder: {finding.placeholder_reason})"
-            if finding.likely_placeholder
-            else ""
-        )
-        lines.append(
-            Content.assemble(
-                ("  ✖ ", "$text-error"),
-                (f"line {finding.line}, col {finding.column}", ""),
-                "  ",
-                (finding.rule_id, "$text-error"),
-                (f"  {finding.label}", "$foreground-muted"),
-                (placeholder, "$foreground-muted italic"),
-            )
-        )
-    text_lines = preview.redacted.splitlines()
-    width = len(str(min(len(text_lines), PREVIEW_LINES)))
-    for number, text in enumerate(text_lines[:PREVIEW_LINES], start=1):
-        pieces: list[Content | tuple[str, str] | str] = [
-            (f"  {number:>{width}} ", "$text-error" if number in flagged else "$foreground-muted"),
-            ("│ ", "$foreground-muted"),
-        ]
-        for index, part in enumerate(text.split("[REDACTED]")):
-            if index:
-                pieces.append(("[REDACTED]", "bold $text-warning on $warning-muted"))
-            pieces.append(part)
-        lines.append(Content.assemble(*pieces))
-    if len(text_lines) > PREVIEW_LINES:
-        lines.append(
-            Content.styled(f"  … {len(text_lines) - PREVIEW_LINES} more lines", "$foreground-muted")
-        )
-    return Content("\n").join(lines)
-
-
-def secrets_content(report: TeamSyncReport) -> Content:
-    """Every held-back file's findings and redaction preview."""
-    if not report.previews:
-        return Content.assemble(
-            section_title("Secret findings"),
-            "\n",
-            ("No team file holds a secret.", "$foreground-muted"),
-        )
-    parts = [
-        section_title(
-            "Secret findings · redaction preview",
-            "the secret text itself is never shown",
-        )
-    ]
-    parts += [preview_content(preview) for preview in report.previews]
-    return Content("\n").join(parts)
-
-
-def history_entry_content(entry: dict[str, Any], now_ms: float) -> Content:
-    """One line of the sync history."""
-    status = str(entry.get("status", "?"))
-    operation = str(entry.get("operation", "?"))
-    style = {
-        "ok": "$text-success",
-        "not_modified": "$text-success",
-        "empty": "$foreground-muted",
-        "suppressed": "$text-warning",
-        "conflict": "$text-error",
-        "error": "$text-error",
-    }.get(status, "")
-    details: list[str] = []
-    if operation == "push":
-        if "uploaded" in entry:
-            details.append(f"{entry['uploaded']} uploaded")
-        if entry.get("batches"):
-            details.append(plural(int(entry["batches"]), "request"))
-        if entry.get("conflict_retries"):
-            details.append(plural(int(entry["conflict_retries"]), "conflict retry"))
-    elif operation == "pull" and "written" in entry:
-        details.append(f"{entry['written']} written")
-    error = entry.get("error")
-    message = error.get("message", "") if isinstance(error, dict) else ""
-    return Content.assemble(
-        (f"{age_text(str(entry.get('time', '')), now_ms):<12} ", "$foreground-muted"),
-        (f"{operation:<5} ", "bold"),
-        (f"{status.replace('_', ' '):<13}", style),
-        (" · ".join(details), "$foreground-muted"),
-        (f"  {message}" if message else "", "$text-error"),
-    )
-
-
-def history_content(status: SyncStatus, now_ms: float) -> Content:
-    """The latest syncs, newest first."""
-    if not status.history:
-        return Content.assemble(
-            section_title("History"), "\n", ("No sync has run yet.", "$foreground-muted")
-        )
-    shown = status.history[:HISTORY_ROWS]
-    detail = f"latest {len(shown)} of {len(status.history)}"
-    return Content("\n").join(
-        [section_title("History", detail), *(history_entry_content(e, now_ms) for e in shown)]
-    )
-
-
-def engine_label(report: TeamSyncReport, *, watching: bool = False) -> str:
-    """For the status line: which server push and pull talk to, or why there is none."""
-    status = report.status
-    if not report.available:
-        return f"sync: offline ({report.problems[0].problem.lower()})"
-    return f"sync: server {status.server}{', watching' if watching else ''}"
-
-
-def suppression_lines(reason: str) -> list[Content]:
-    """Why pushes are suppressed and how that lifts."""
-    cause = SUPPRESSION_CAUSES.get(reason)
-    if cause is None and reason.startswith("http_"):
-        cause = (
-            f"the server rejected a push with HTTP {reason[5:]}; a retry would fail the same way"
-        )
-    return [
-        Content.assemble(
-            ("Pushes are suppressed ", "bold $text-warning"),
-            (f"({reason})", "$text-warning"),
-            f": {cause or 'an earlier push failed permanently'}.",
-        ),
-        Content.styled(
-            "They resume when a team file is deleted (as in Claude Code), when watch starts a "
-            "new session, or with a forced push (F) once the cause is fixed.",
-            "$foreground-muted",
-        ),
-    ]
-
-
-def push_summary(result: PushResult, repo: str) -> LastSync:
-    """A push result in one sentence."""
-    if result.status == "suppressed":
-        return LastSync(
-            f"Push skipped: pushes are suppressed ({result.suppressed_reason}).", "warning"
-        )
-    if result.status == "ok" and result.uploaded == 0:
-        return LastSync(f"Nothing to push: {repo} already has every local file.")
-    if result.status == "ok":
-        retries = (
-            f" after {plural(result.conflict_retries, 'conflict retry')}"
-            if result.conflict_retries
-            else ""
-        )
-        return LastSync(f"Pushed {plural(result.uploaded, 'entry')} to {repo}{retries}.")
-    message = result.error.message if result.error else result.status
-    if result.status == "conflict":
-        return LastSync(
-            f"Push gave up after {result.conflict_retries} conflict retries: {message}.", "error"
-        )
-    return LastSync(f"Push failed: {message}.", "error")
-
-
-def pull_summary(result: PullResult, repo: str) -> LastSync:
-    """A pull result in one sentence."""
-    if result.status == "not_modified":
-        return LastSync(f"Pulled {repo}: unchanged since the last pull.")
-    if result.status == "empty":
-        return LastSync(f"The server holds no team memory for {repo} yet.")
-    if result.status == "error":
-        message = result.error.message if result.error else "unknown error"
-        return LastSync(f"Pull failed: {message}.", "error")
-    skipped = f", {len(result.skipped)} skipped" if result.skipped else ""
-    return LastSync(
-        f"Pulled {repo}: {len(result.written)} written, {result.unchanged} already up to date"
-        f"{skipped}."
-    )
-
 
 # --- the pane ----------------------------------------------------------------------------
 
@@ -605,7 +149,7 @@ class TeamSyncPane(Pane):
     }
     """
 
-    report: reactive[TeamSyncReport | None] = reactive(
+    report: reactive[TeamOverview | None] = reactive(
         None, init=False, bindings=True, always_update=True
     )
     """The latest offline status (every read re-renders, so relative times stay fresh)."""
@@ -619,7 +163,7 @@ class TeamSyncPane(Pane):
     class ReportLoaded(Message):
         """The offline status was read."""
 
-        def __init__(self, report: TeamSyncReport) -> None:
+        def __init__(self, report: TeamOverview) -> None:
             super().__init__()
             self.report = report
 
@@ -677,10 +221,18 @@ class TeamSyncPane(Pane):
             self.written = written
             self.total = total
 
+    class RestoreFinished(Message):
+        """A teammate's replaced version was put back (or could not be)."""
+
+        def __init__(self, key: str, error: str | None) -> None:
+            super().__init__()
+            self.key = key
+            self.error = error
+
     def __init__(
         self,
         *,
-        report: TeamSyncReport | None = None,
+        report: TeamOverview | None = None,
         now_ms: Callable[[], float] | None = None,
         watch_debounce: float | None = None,
         id: str | None = None,  # noqa: A002
@@ -699,6 +251,7 @@ class TeamSyncPane(Pane):
         yield Static(classes="team-header")
         yield Static(classes="team-notices")
         with VerticalScroll(classes="team-scroll"):
+            yield Static(classes="team-section team-overwrites")
             yield Static(classes="team-keys")
             yield Static(KEYS_LEGEND, classes="team-section team-legend")
             yield Static(classes="team-section team-held")
@@ -723,20 +276,15 @@ class TeamSyncPane(Pane):
 
     # --- data in -----------------------------------------------------------------------
 
-    def show_report(self, report: TeamSyncReport) -> None:
+    def show_report(self, report: TeamOverview) -> None:
         """Show a status report (also how snapshot tests feed the pane)."""
         self.report = report
 
-    @work(thread=True, exclusive=True, group="team-status", exit_on_error=False)
     def _load_report(self) -> None:
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
-        try:
-            report = build_team_report(engine)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReportFailed(str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.ReportLoaded(report))
+        engine = self.engine
+        self.read_in_thread(
+            engine.team.overview, self.ReportLoaded, self.ReportFailed, group="team-status"
+        )
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
@@ -750,11 +298,15 @@ class TeamSyncPane(Pane):
 
     # --- rendering ---------------------------------------------------------------------
 
-    def watch_report(self, report: TeamSyncReport | None) -> None:
+    def watch_report(self, report: TeamOverview | None) -> None:
         if report is None:
             return
         now = self._now_ms()
         status = report.status
+        overwrites = self.query_one(".team-overwrites", Static)
+        overwrites.display = bool(status.overwrites)
+        if status.overwrites:
+            overwrites.update(overwrites_content(report, now))
         self.query_one(".team-keys", Static).update(keys_content(status))
         self.query_one(".team-legend").display = bool(status.keys)
         self.query_one(".team-held", Static).update(held_back_content(report))
@@ -778,74 +330,19 @@ class TeamSyncPane(Pane):
         self._render_notices()
 
     def _render_header(self) -> None:
-        report = self.report
-        if report is None:
-            return
-        status = report.status
-        if self.busy:
-            activity: tuple[str, str] = (f"◌ {self.busy}", "$text-accent")
-        elif self.watching:
-            activity = ("● watching", "bold $text-success")
-        else:
-            activity = ("○ not watching", "$foreground-muted")
-        limit = (
-            f"server limit {status.max_entries} entries"
-            if status.max_entries is not None
-            else "no entry limit learned"
-        )
-        pending = len(status.pending)
-        lines = [
-            Content.assemble(
-                (status.repo or "no repo", "bold" if status.repo else "bold $text-warning"),
-                ("  ⇄  ", "$foreground-muted"),
-                (status.server or "no server", "" if status.server else "$text-warning"),
-                "   ",
-                activity,
-            ),
-            Content.assemble(
-                (plural(status.local_entries, "local file"), ""),
-                ("  ·  ", "$foreground-muted"),
-                (f"{pending} to push", "bold $text-primary" if pending else "$foreground-muted"),
-                ("  ·  ", "$foreground-muted"),
-                (limit, "$foreground-muted"),
-                ("  ·  ", "$foreground-muted"),
-                (f"checksum {short_hash(status.last_checksum)}", "$foreground-muted"),
-            ),
-        ]
-        if pending:
-            shown = ", ".join(status.pending[:8]) + (" …" if pending > 8 else "")
-            lines.append(Content.assemble(("pending: ", "$foreground-muted"), shown))
-        self.query_one(".team-header", Static).update(Content("\n").join(lines))
+        if self.report is not None:
+            header = header_content(self.report, busy=self.busy, watching=self.watching)
+            self.query_one(".team-header", Static).update(header)
 
     def _render_notices(self) -> None:
-        report = self.report
-        if report is None:
+        if self.report is None:
             return
-        lines: list[Content] = []
-        level = "info"
-        if report.problems:
-            level = "error"
-            lines.append(Content.styled("Sync is unavailable", "bold $text-error"))
-            for problem in report.problems:
-                lines.append(
-                    Content.assemble(
-                        ("✖ ", "$text-error"), (problem.problem, "bold"), (": " + problem.fix, "")
-                    )
-                )
-        if report.status.suppressed_reason:
-            level = "error" if level == "error" else "warning"
-            lines += suppression_lines(report.status.suppressed_reason)
-        if self.last is not None:
-            severity = self.last.severity
-            style = {"error": "$text-error", "warning": "$text-warning"}.get(severity, "")
-            if severity == "error" or (severity == "warning" and level == "info"):
-                level = severity
-            lines.append(Content.styled(self.last.text, style))
+        content, level = notices_content(self.report, self.last)
         notices = self.query_one(".team-notices", Static)
-        notices.display = bool(lines)
+        notices.display = bool(content)
         notices.set_class(level == "warning", "-warning")
         notices.set_class(level == "error", "-error")
-        notices.update(Content("\n").join(lines))
+        notices.update(content)
 
     # --- actions -----------------------------------------------------------------------
 
@@ -864,6 +361,9 @@ class TeamSyncPane(Pane):
             return True if (self.watching or self._can_sync()) else None
         if action == "cancel_push":
             return True if (self._pushing or self._pulling) else None
+        if action == "restore_overwritten":
+            restorable = self.report is not None and self.report.restorable
+            return True if (restorable and not self.busy and not self.watching) else None
         return True
 
     EXPLAINED_ACTIONS = frozenset({"push_team", "pull_team", "force_push_team", "toggle_watch"})
@@ -892,6 +392,43 @@ class TeamSyncPane(Pane):
     def action_refresh_sync(self) -> None:
         """Read the status again."""
         self._loaded = True
+        self._load_report()
+
+    def action_restore_overwritten(self) -> None:
+        """Put back the newest teammate's version a push replaced (undoable)."""
+        report = self.report
+        if report is None or not report.restorable or self.busy:
+            return
+        history_id = report.restorable[0]
+        key = next(o.key for o in report.status.overwrites if o.history_id == history_id)
+        self.busy = f"restoring the teammate's version of {key}…"
+        self._run_restore(history_id, key)
+
+    @work(thread=True, exclusive=True, group="team-restore", exit_on_error=False)
+    def _run_restore(self, history_id: str, key: str) -> None:
+        engine = self.engine
+        try:
+            engine.team.restore_overwritten(history_id)
+        except WorkbenchError as exc:
+            self.post_message(self.RestoreFinished(key, str(exc)))
+            return
+        self.post_message(self.RestoreFinished(key, None))
+
+    @on(RestoreFinished)
+    def _restore_finished(self, message: RestoreFinished) -> None:
+        message.stop()
+        self.busy = None
+        if message.error is not None:
+            self.last = LastSync(f"Cannot restore {message.key}: {message.error}.", "error")
+            self.notify(message.error, title=f"Cannot restore {message.key}", severity="error")
+        else:
+            self.last = LastSync(
+                f"Restored the teammate's version of {message.key}; the next push sends it."
+            )
+            # The main screen reports it with the undo hint and re-scans the memory folder.
+            self.post_message(
+                ChangeApplied(ChangeOutcome(f"restored the teammate's version of {message.key}"))
+            )
         self._load_report()
 
     def action_push_team(self) -> None:
@@ -934,7 +471,7 @@ class TeamSyncPane(Pane):
     # --- workers -----------------------------------------------------------------------
 
     async def _open_client(self, operation: str):  # type: ignore[no-untyped-def]
-        engine: Engine = self.app.engine  # type: ignore[attr-defined]
+        engine = self.engine
         try:
             # Reading the git config and the saved state is disk work: keep it off the loop.
             return await asyncio.to_thread(engine.team.sync_client)
@@ -1008,9 +545,6 @@ class TeamSyncPane(Pane):
 
     @work(exclusive=True, group="sync", exit_on_error=False, description="Watching team memory")
     async def _run_watch(self) -> None:
-        from workbench.engine.team.sync_protocol import DEBOUNCE_SECONDS
-        from workbench.engine.team.watcher import TeamWatcher
-
         client = await self._open_client("watch")
         if client is None:
             return
@@ -1025,8 +559,9 @@ class TeamSyncPane(Pane):
 
         stop = asyncio.Event()
         self._watch_stop = stop
-        debounce = DEBOUNCE_SECONDS if self._watch_debounce is None else self._watch_debounce
-        watcher = TeamWatcher(client, debounce=debounce, report=report)
+        watcher = self.engine.team.sync_watcher(
+            client, debounce=self._watch_debounce, report=report
+        )
         try:
             async with client:
                 await watcher.run(stop)

@@ -23,9 +23,8 @@ from textual.worker import get_current_worker
 
 from workbench.engine.errors import ConflictError, WorkbenchError
 from workbench.engine.frontmatter import MEMORY_TYPES
-from workbench.engine.lint import FileFacts, lint_file
 from workbench.engine.memory_format import memory_type_of
-from workbench.engine.memory_models import LintFinding, MemoryDocument
+from workbench.engine.memory_models import DraftForm, LintFinding, MemoryDocument
 from workbench.ui.actions import bindings
 from workbench.ui.editing import editable_from
 from workbench.ui.messages import ChangeOutcome
@@ -241,53 +240,19 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         worker = get_current_worker()
         if worker.is_cancelled:
             return
-        text = self.draft_text(draft)
         entry = self.document.entry if self.document else None
-        facts = FileFacts(
-            path=entry.path if entry else (draft.file or "new memory"),
-            text=text,
-            size_bytes=len(text.encode("utf-8")),
-            age_days=0,
-            team=entry.scope == "team" if entry else draft.team,
-            reads_type_at=self.engine.memories.formats.reads_type_at,
-            claude_version=self.engine.profile.version,
-        )
-        findings = [f for f in lint_file(facts) if f.rule != "memory-stale"]
+        form = None
         if not draft.raw:
-            if draft.memory_type is None:
-                # The form composes an empty type; say what to do rather than quote ''.
-                findings = [f for f in findings if not f.rule.startswith("type-")]
-                findings.insert(
-                    0,
-                    LintFinding(
-                        facts.path,
-                        "type-missing",
-                        "error",
-                        "choose a type: " + ", ".join(MEMORY_TYPES),
-                    ),
-                )
-            if not draft.name:
-                findings.insert(
-                    0, LintFinding(facts.path, "name-missing", "error", "a memory needs a name")
-                )
-        projection = None
-        if self.is_new and draft.memory_type and draft.name:
-            try:
-                result = self.engine.memories.preview_save(
-                    draft.memory_type,
-                    draft.name,
-                    draft.description,
-                    file=draft.file or None,
-                    team=draft.team,
-                )
-                projection = result.message or (
-                    f"the index goes to {result.line_count_after}/200 lines, "
-                    f"{result.length_after:,}/25,000 characters"
-                )
-            except WorkbenchError as exc:
-                projection = str(exc)
+            form = DraftForm(draft.memory_type, draft.name, draft.description, draft.file or None)
+        check = self.engine.memories.check_draft(
+            self.draft_text(draft),
+            path=entry.path if entry else (draft.file or "new memory"),
+            team=entry.scope == "team" if entry else draft.team,
+            form=form,
+            new=self.is_new,
+        )
         if not worker.is_cancelled:
-            self.post_message(self.Validated(tuple(findings), projection))
+            self.post_message(self.Validated(check.findings, check.projection))
 
     @on(Validated)
     def _show_findings(self, message: Validated) -> None:

@@ -13,7 +13,6 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import events, on, work
@@ -24,20 +23,16 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import MountError, Widget
 from textual.widgets import ContentSwitcher, Input, Static, Tree
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.memory_models import MemoryEntry
-from workbench.engine.store import IndexFixPlan, first_listed
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
+from workbench.ui.first_paint import report_first_paint
 from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name
 from workbench.ui.messages import (
-    ChangeApplied,
-    ChangeFailed,
-    ChangeOutcome,
     DocumentFailed,
     DocumentLoaded,
     EngineReported,
@@ -51,15 +46,13 @@ from workbench.ui.panes.base import Pane
 from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.panes.registry import PANE_INFOS, PaneInfo
-from workbench.ui.screens.confirm import ConfirmModal
-from workbench.ui.screens.prompt import TextPromptModal
+from workbench.ui.screens.memory_actions import MemoryActions
 from workbench.ui.widgets.footer import KeyHints
 from workbench.ui.widgets.memory_tree import MemoryTree
 from workbench.ui.widgets.pane_tabs import PaneTabs
 from workbench.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from workbench.engine.memory_models import MemoryDocument
     from workbench.engine.profiles.detect import ResolvedVersion
     from workbench.ui.app import WorkbenchApp
 
@@ -136,30 +129,7 @@ class PaneSlot(Widget):
         return self._pane
 
 
-FIRST_PAINT_ENV = "WORKBENCH_FIRST_PAINT_FILE"
-"""benchmarks/bench_startup.py sets this: the app records when its first full frame (tree and
-document) was painted, then quits, so start-up is timed on the real `workbench demo` path."""
-
-
-def _report_first_paint(memories: int) -> bool:
-    target = os.environ.get(FIRST_PAINT_ENV)
-    if not target:
-        return False
-    import json
-    import sys
-    import time
-
-    heavy = [
-        m
-        for m in ("anthropic", "tiktoken", "watchfiles", "httpx", "yaml", "markdown_it", "pygments")
-        if m in sys.modules
-    ]
-    with open(target, "w", encoding="utf-8") as handle:
-        json.dump({"painted": time.time(), "memories": memories, "heavy": heavy}, handle)
-    return True
-
-
-class MainScreen(Screen[None]):
+class MainScreen(MemoryActions):
     """Browse, inspect and edit the project's memory."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("main")
@@ -171,13 +141,6 @@ class MainScreen(Screen[None]):
     selected: reactive[MemoryEntry | None] = reactive(None, init=False, repaint=False)
     """The memory under the tree cursor (the screen draws nothing of it: repainting the
     whole screen on each cursor move was what made a move cost a full frame)."""
-
-    class EditorRequested(Message):
-        """A document was read and the editor should open on it."""
-
-        def __init__(self, document: MemoryDocument) -> None:
-            super().__init__()
-            self.document = document
 
     def __init__(self) -> None:
         super().__init__(id="main")
@@ -464,7 +427,7 @@ class MainScreen(Screen[None]):
             # The first scan also reads the file the cursor will land on, so the first full
             # frame already shows it (one worker round trip fewer at start-up).
             with contextlib.suppress(WorkbenchError, OSError):
-                opening = first_listed(entries)
+                opening = store.first_listed(entries)
                 if opening is not None:
                     self.post_message(DocumentLoaded(store.read(opening.path)))
 
@@ -530,7 +493,7 @@ class MainScreen(Screen[None]):
     def _after_first_frame(self) -> None:
         if not self._first_frame_over:
             self._first_frame_over = True
-            if _report_first_paint(len(self.snapshot.entries) if self.snapshot else 0):
+            if report_first_paint(len(self.snapshot.entries) if self.snapshot else 0):
                 self.app.exit()
                 return
             self.workbench.first_paint_done()
@@ -764,273 +727,6 @@ class MainScreen(Screen[None]):
         if self.snapshot is None:
             return None
         return self.snapshot.team_index if self.show_team_index else self.snapshot.index
-
-    def action_reload_memories(self) -> None:
-        """Scan the memory folder again."""
-        self._load_memories()
-        if self.tree.selected_path:
-            self._load_document(self.tree.selected_path)
-
-    def action_toggle_source(self) -> None:
-        """Rendered markdown or raw source in the viewer."""
-        pane = self.query_one(MemoryPane)
-        pane.show_source = not pane.show_source
-        self.show_pane("memory")
-
-    def action_toggle_team_index(self) -> None:
-        """Switch the MEMORY.md pane between the private and the team index."""
-        self.show_team_index = not self.show_team_index
-        self.show_pane("index")
-
-    def action_new_memory(self) -> None:
-        """Open the editor on a new memory."""
-        from workbench.ui.screens.editor import MemoryEditorScreen
-
-        highlighted = self.highlighted_entry()
-        team = bool(highlighted and highlighted.scope == "team")
-        self.app.push_screen(
-            MemoryEditorScreen(
-                self.workbench.engine,
-                None,
-                team=team,
-                cursor_blink=self.workbench.settings.cursor_blink,
-            ),
-            self._editor_closed,
-        )
-
-    def action_edit_memory(self) -> None:
-        """Open the editor on the highlighted memory (read fresh from disk)."""
-        entry = self.highlighted_entry()
-        if entry is not None:
-            self._open_editor(entry.path)
-
-    @work(thread=True, exclusive=True, group="editor", exit_on_error=False)
-    def _open_editor(self, path: str) -> None:
-        try:
-            document = self.workbench.engine.memories.read(path)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(ChangeFailed("edit", str(exc)))
-            return
-        self.post_message(self.EditorRequested(document))
-
-    @on(EditorRequested)
-    def _editor_requested(self, message: EditorRequested) -> None:
-        from workbench.ui.screens.editor import MemoryEditorScreen
-
-        self.app.push_screen(
-            MemoryEditorScreen(
-                self.workbench.engine,
-                message.document,
-                cursor_blink=self.workbench.settings.cursor_blink,
-            ),
-            self._editor_closed,
-        )
-
-    def _editor_closed(self, outcome: ChangeOutcome | None) -> None:
-        if outcome is not None:
-            self.post_message(ChangeApplied(outcome))
-
-    @work(exclusive=True, group="ask")
-    async def action_delete_memory(self) -> None:
-        """Delete the highlighted memory and its index lines, after asking."""
-        entry = self.highlighted_entry()
-        if entry is None:
-            return
-        after = self.tree.neighbour_of(entry.path)
-        links = "its index line" if entry.indexed else "no index line links to it"
-        confirmed = await self.app.push_screen_wait(
-            ConfirmModal(
-                f"Delete {entry.path}?",
-                f"The file goes, and {links}. Undo (u) brings both back.",
-                confirm_label="Delete",
-            )
-        )
-        if not confirmed:
-            return
-        store = self.workbench.engine.memories
-
-        def delete() -> ChangeOutcome:
-            result = store.remove(entry.path)
-            lines = result.index_lines_removed
-            suffix = f" and {lines} index line{'s' if lines != 1 else ''}" if lines else ""
-            return ChangeOutcome(f"deleted {result.removed}{suffix}", select=after)
-
-        self._run_change("delete", delete)
-
-    @work(exclusive=True, group="ask")
-    async def action_rename_memory(self) -> None:
-        """Rename the highlighted memory; index links follow."""
-        entry = self.highlighted_entry()
-        if entry is None:
-            return
-        current = os.path.basename(entry.path)
-
-        def check(value: str) -> str | None:
-            if not value.endswith(".md"):
-                return "The name must end in .md"
-            if value == "MEMORY.md":
-                return "MEMORY.md is the index; pick another name"
-            return None
-
-        new_name = await self.app.push_screen_wait(
-            TextPromptModal(
-                f"Rename {entry.path}",
-                current,
-                hint="A new file name in the same folder; index lines that link to it follow.",
-                check=check,
-                confirm="Rename",
-            )
-        )
-        if not new_name or new_name == current:
-            return
-        store = self.workbench.engine.memories
-
-        def rename() -> ChangeOutcome:
-            result = store.rename(entry.path, new_name)
-            links = result.links_updated
-            suffix = f" ({links} index link{'s' if links != 1 else ''} updated)" if links else ""
-            return ChangeOutcome(
-                f"renamed {result.old_path} to {result.new_path}{suffix}", select=result.new_path
-            )
-
-        self._run_change("rename", rename)
-
-    def action_undo_change(self) -> None:
-        """Undo the newest change still in effect; again to walk further back."""
-        self._run_change("undo", lambda: self._undo_outcome("undo"))
-
-    def action_redo_change(self) -> None:
-        """Re-apply the change the last undo reversed."""
-        self._run_change("redo", lambda: self._undo_outcome("redo"))
-
-    def _undo_outcome(self, kind: str) -> ChangeOutcome:
-        history = self.workbench.engine.history
-        memory_dir = self.workbench.engine.locations.memory_dir
-        result = history.undo() if kind == "undo" else history.redo()
-        said = result.lines(lambda path: os.path.relpath(path, memory_dir))
-        summary = f"{kind} of {result.action}: " + (", ".join(said) or "files already matched")
-        # Select a file that is still there, so the viewer shows what the tree highlights.
-        kept = [e.path for e in result.entries if e.after is not None]
-        names = [os.path.relpath(p, memory_dir) for p in kept if p.endswith(".md")]
-        select = next((n for n in names if os.path.basename(n) != "MEMORY.md"), None)
-        return ChangeOutcome(summary, select=select, undo_hint=False)
-
-    FIXES: ClassVar[dict[str, tuple[str, str, str]]] = {
-        "dangling": ("removed", "Remove {n} from {index}?", "dangling line"),
-        "orphans": ("indexed", "Add {n} to {index}?", "orphan"),
-        "long-lines": ("shortened", "Shorten {n} in {index}?", "long line"),
-    }
-    """Each bulk index fix: the past tense for the status line, the question, the noun."""
-
-    class FixPlanned(Message):
-        """An index fix was planned (nothing written yet): show it and ask."""
-
-        def __init__(self, plan: IndexFixPlan) -> None:
-            super().__init__()
-            self.plan = plan
-
-    def _fix(self, kind: str) -> None:
-        self.show_pane("index")
-        self._plan_fix(kind, self.show_team_index)
-
-    @work(thread=True, exclusive=True, group="fix-plan", exit_on_error=False)
-    def _plan_fix(self, kind: str, team: bool) -> None:
-        try:
-            plan = self.workbench.engine.memories.plan_index_fix(kind, team)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(ChangeFailed("plan the fix", str(exc)))
-            return
-        self.post_message(self.FixPlanned(plan))
-
-    @on(FixPlanned)
-    def _fix_planned(self, message: FixPlanned) -> None:
-        import difflib
-
-        from workbench.ui.screens.confirm import DiffConfirmModal
-
-        plan = message.plan
-        label = "team/MEMORY.md" if plan.team else "MEMORY.md"
-        _past, question, noun = self.FIXES[plan.kind]
-        if not plan.count:
-            self.notify(f"Nothing to fix: {label} has no {noun}s.", title="Index")
-            return
-        diff = "".join(
-            difflib.unified_diff(
-                plan.before.splitlines(keepends=True),
-                plan.after.splitlines(keepends=True),
-                f"a/{label}",
-                f"b/{label}",
-            )
-        )
-        nouns = f"{plan.count} {noun}{'s' if plan.count != 1 else ''}"
-        verb = question.split(" ", 1)[0]
-        self.app.push_screen(
-            DiffConfirmModal(
-                question.format(n=nouns, index=label),
-                f"{label} is rewritten as shown; nothing is written until you apply it, "
-                "and undo (u) brings the old index back.",
-                diff,
-                confirm_label=verb,
-            ),
-            partial(self._fix_answered, plan),
-        )
-
-    def _fix_answered(self, plan: IndexFixPlan, apply: bool | None) -> None:
-        if not apply:
-            return
-        store = self.workbench.engine.memories
-        label = "team/MEMORY.md" if plan.team else "MEMORY.md"
-        past, _verb, noun = self.FIXES[plan.kind]
-
-        def fix() -> ChangeOutcome:
-            count = store.apply_index_fix(plan)
-            return ChangeOutcome(f"{past} {count} {noun}{'s' if count != 1 else ''} in {label}")
-
-        self._run_change(past, fix)
-
-    def action_fix_dangling(self) -> None:
-        """Remove index lines that link to missing files (after showing the change)."""
-        self._fix("dangling")
-
-    def action_fix_orphans(self) -> None:
-        """Add index lines for memories nothing links to (after showing the change)."""
-        self._fix("orphans")
-
-    def action_fix_long_lines(self) -> None:
-        """Shorten index lines over the guideline (after showing the change)."""
-        self._fix("long-lines")
-
-    # --- changes -----------------------------------------------------------------------
-
-    @work(thread=True, group="change", exit_on_error=False)
-    def _run_change(self, verb: str, change: Callable[[], ChangeOutcome]) -> None:
-        # One change at a time: index edits are read-modify-write.
-        with self._change_lock:
-            try:
-                outcome = change()
-            except (WorkbenchError, OSError) as exc:
-                self.post_message(ChangeFailed(verb, str(exc)))
-                return
-        self.post_message(ChangeApplied(outcome))
-
-    @on(ChangeApplied)
-    def _change_applied(self, message: ChangeApplied) -> None:
-        outcome = message.outcome
-        self.query_one(StatusLine).say(outcome.summary)
-        hint = " (u undoes it)" if outcome.undo_hint else ""
-        self.notify(outcome.summary[:1].upper() + outcome.summary[1:] + hint)
-        for note in outcome.notes:
-            self.notify(note, title="Index", severity="warning")
-        self._pending_select = outcome.select
-        self._load_memories()
-        path = outcome.select or self.tree.selected_path
-        if path:
-            self._load_document(path)
-
-    @on(ChangeFailed)
-    def _change_failed(self, message: ChangeFailed) -> None:
-        self.query_one(StatusLine).say(f"{message.verb} failed")
-        self.notify(message.error, title=f"Could not {message.verb}", severity="error")
 
     # --- live refresh ------------------------------------------------------------------
 

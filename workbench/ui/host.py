@@ -1,0 +1,67 @@
+"""What panes may ask of the app they run in: the engine, the settings, and a thread to read in.
+
+The workbench app provides the engine and the settings; the harnesses tests run a single pane
+in provide an engine and may leave the settings out (then every setting has its default).
+`read_in_thread` is the one form of the many "read in a thread, post the result" workers: the
+read runs off the UI thread, its answer (or its one-line error) comes back as a message, and
+an answer that arrives after the worker was cancelled is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+
+from textual.worker import Worker, get_current_worker
+
+if TYPE_CHECKING:
+    from textual.message import Message
+    from textual.widget import Widget
+
+    from workbench.config import Settings
+    from workbench.engine import Engine
+
+T = TypeVar("T")
+
+
+class EngineHost(Protocol):
+    """The app side of the contract: an engine (and, in the workbench app, its settings)."""
+
+    engine: Engine
+
+
+def app_engine(widget: Widget) -> Engine:
+    """The engine of the app `widget` runs in."""
+    return cast("EngineHost", widget.app).engine
+
+
+def app_settings(widget: Widget) -> Settings | None:
+    """The settings of the app `widget` runs in, or None where it has none (a test harness)."""
+    return cast("Settings | None", getattr(widget.app, "settings", None))
+
+
+def read_in_thread(
+    widget: Widget,
+    read: Callable[[], T],
+    loaded: Callable[[T], Message],
+    failed: Callable[[str], Message],
+    *,
+    group: str,
+    name: str = "",
+) -> Worker[None]:
+    """Run `read` in a thread (exclusive in `group`); post `loaded(result)` to `widget`, or
+    `failed(message)` when it raises a workbench or OS error."""
+    from workbench.engine.errors import WorkbenchError
+
+    def run() -> None:
+        try:
+            result = read()
+        except (WorkbenchError, OSError) as exc:
+            widget.post_message(failed(str(exc)))
+            return
+        if not get_current_worker().is_cancelled:
+            widget.post_message(loaded(result))
+
+    return widget.run_worker(
+        run, name=name or group, group=group, thread=True, exclusive=True, exit_on_error=False
+    )
