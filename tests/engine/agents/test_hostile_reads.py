@@ -110,15 +110,14 @@ def test_review_list_skips_a_pipe_among_proposals(engine: Engine, memory: Path) 
     assert [p.id for p in bounded(queue.list, fifo)] == [made.id]
 
 
-def test_review_pane_queue_shows_a_pipe_as_unreadable(engine: Engine, memory: Path) -> None:
+def test_review_items_show_a_pipe_as_unreadable(engine: Engine, memory: Path) -> None:
     from workbench.engine.agents.review_queue import ReviewQueue
-    from workbench.ui.panes.review import load_queue
 
     target = memory / "feedback_testing.md"
     ReviewQueue(engine).propose_delete(str(target), source="dream")
     target.unlink()
     make_fifo(target)
-    (view,) = bounded(lambda: load_queue(engine), target)
+    (view,) = bounded(engine.agents.review_items, target)
     assert view.path == "feedback_testing.md"
 
 

@@ -30,7 +30,7 @@ from workbench.ui.panes.context_view import (
     largest_content,
     legend_content,
 )
-from workbench.ui.panes.session import session_title, session_when
+from workbench.ui.panes.session_view import session_title, session_when
 
 if TYPE_CHECKING:
     from workbench.engine.context.attribution_models import AttributionReport
