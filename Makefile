@@ -24,8 +24,9 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
-test: $(STAMP)  ## run the test suite
+test: $(STAMP)  ## lint, import contracts, then the test suite
 	$(BIN)/ruff check workbench tests benchmarks
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)  ## run the benchmarks (one line per figure)
