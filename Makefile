@@ -24,9 +24,10 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
-test: $(STAMP)  ## lint, import contracts, then the test suite
+test: $(STAMP)  ## lint, import contracts, type check, then the test suite
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)  ## run the benchmarks (one line per figure)

@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from workbench.engine.atomic import TEMP_SUFFIX, atomic_write_bytes
 from workbench.engine.atomic import _fsync_dir as fsync_dir
@@ -52,6 +52,13 @@ REDO_ACTION = "redo"
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _OUR_TEMP = re.compile(r"^\..+\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 _OLD_UNDO_NOTE = re.compile(r"^undo (\S+)$")
+
+
+class _Link(TypedDict, total=False):
+    """What an undo or redo entry points back at (the entry's `undoes` / `redoes` field)."""
+
+    undoes: str
+    redoes: str
 
 
 @dataclass(frozen=True)
@@ -722,7 +729,7 @@ class History:
         kind: str,
         note: str,
         group: str,
-        link: dict[str, str],
+        link: _Link,
     ) -> HistoryEntry:
         entry = self._entry(path, current, current, kind, note, group, **link)
         assert self._tx is not None
@@ -731,7 +738,7 @@ class History:
 
     def _replay(self, kind: str, key: str, batch: list[HistoryEntry], *, undo: bool) -> UndoResult:
         group = self.new_group()
-        link = {"undoes": key} if undo else {"redoes": key}
+        link = _Link(undoes=key) if undo else _Link(redoes=key)
         made: list[HistoryEntry] = []
         with self.transaction():
             for entry in batch:

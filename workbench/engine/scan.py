@@ -118,10 +118,11 @@ class MemoryScanner:
             if cached and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
                 header = cached[2]
             else:
-                header = read_header(path, self.memory_dir, stat, self.reads_type_at)
+                read = read_header(path, self.memory_dir, stat, self.reads_type_at)
                 reads += 1
-                if header is None:
+                if read is None:
                     continue
+                header = read
             fresh[path] = (stat.st_mtime_ns, stat.st_size, header)
             headers.append(header)
         with self._lock:

@@ -7,6 +7,7 @@ first. A save is Claude Code's two-step save: the file, then its one-line index 
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import functools
 import hashlib
@@ -378,6 +379,7 @@ class MemoryStore:
         )
 
     # --- reading -----------------------------------------------------------------------
+    # Below this method, `list` in a signature names it: annotations there say builtins.list.
 
     def list(self, scope: str = "all") -> list[MemoryEntry]:
         """Memory files newest first; `scope` is all, private, team or log."""
@@ -392,7 +394,7 @@ class MemoryStore:
         entries.sort(key=lambda e: e.mtime_ms, reverse=True)
         return entries
 
-    def _with_link_lints(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    def _with_link_lints(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
         """Add a `memory-dangling-link` finding for each `[[name]]` no memory answers to."""
         known: set[str] = set()
         for entry in entries:
@@ -500,7 +502,7 @@ class MemoryStore:
                     linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
         return linked
 
-    def _orphan_candidates(self, team: bool) -> list[str]:
+    def _orphan_candidates(self, team: bool) -> builtins.list[str]:
         rels = [self.relative(p) for p, _ in iter_memory_paths(self.root)]
         if team:
             return [r for r in rels if self.scope_of(r) == "team"]
@@ -589,7 +591,7 @@ class MemoryStore:
             unreadable=unreadable,
         )
 
-    def _index_findings(self, team: bool) -> list[LintFinding]:
+    def _index_findings(self, team: bool) -> builtins.list[LintFinding]:
         report = self.index(team)
         if report.unreadable:
             return [
@@ -656,7 +658,7 @@ class MemoryStore:
             )
         return findings
 
-    def lint(self) -> list[LintFinding]:
+    def lint(self) -> builtins.list[LintFinding]:
         """Findings for every memory file and both indexes, errors first."""
         findings: list[LintFinding] = []
         for entry in self.list():
@@ -681,7 +683,7 @@ class MemoryStore:
         findings.sort(key=lambda f: (order[f.severity], f.path, f.line or 0, f.rule))
         return findings
 
-    def _team_secret_findings(self) -> list[LintFinding]:
+    def _team_secret_findings(self) -> builtins.list[LintFinding]:
         """Secrets in team files that are not memories (every regular file is pushed)."""
         team_dir = self.root / "team"
         if not team_dir.is_dir():
@@ -1004,7 +1006,7 @@ class MemoryStore:
 
     def _remove_index_links(
         self, targets: set[Path], team: bool, group: str, action: str
-    ) -> tuple[int, list[str]]:
+    ) -> tuple[int, builtins.list[str]]:
         data, text = self._read_index(team)
         if data is None:
             return 0, []
@@ -1148,10 +1150,13 @@ class MemoryStore:
     def _without_dangling(self, text: str, team: bool) -> tuple[str, int]:
         report = self.index(team, text=text)
         folder = self._index_folder(team)
+        # A link whose target is missing is a local one, so it has a path.
         missing = {
-            Path(os.path.normpath(folder / link_target_path(e.target)))  # type: ignore[arg-type]
+            Path(os.path.normpath(folder / target))
             for e in report.entries
             if e.target_exists is False
+            and e.target is not None
+            and (target := link_target_path(e.target)) is not None
         }
         kept, removed = [], 0
         for line in text.split("\n"):

@@ -284,7 +284,8 @@ def replay_rows(
             current_turn = None
 
     index = -1
-    pending: list[list[Any]] = []
+    # A recorded compaction's facts, judged once the turns after it are known (`_judge`).
+    pending: list[tuple[Entry, str | None, int | None, int, Thresholds, int | None]] = []
     command_after: list[bool] = []
     lookahead = 0
     for index, (line_no, raw) in enumerate(rows):  # noqa: B007 - index is used after the loop
@@ -302,7 +303,7 @@ def replay_rows(
             estimate = meter.count
             trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
             recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
-            pending.append([Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire])
+            pending.append((Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire))
             command_after.append(False)
             lookahead = _COMMAND_LOOKAHEAD
             meter.add(raw)

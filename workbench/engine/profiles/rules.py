@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar, dataclass_transform
+
+_T = TypeVar("_T")
+
 
 # Families are singletons per release, compared by identity: leaving out the generated
 # __eq__/__hash__/__repr__ halves what defining them costs every command at start-up.
-_family = dataclass(frozen=True, eq=False, repr=False)
+# `dataclass_transform` tells the type checker this wrapper makes frozen dataclasses.
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def _family(cls: type[_T]) -> type[_T]:
+    return dataclass(frozen=True, eq=False, repr=False)(cls)
+
 
 KnownFrom = Literal["source", "observed", "assumed"]
 """Where a fact comes from: 2.1.88's source, an observation of the real CLI, or carried over

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.frontmatter import normalize_text, parse_frontmatter
@@ -62,6 +62,16 @@ _FIELD_LABELS = {
     "path": "file name",
     "body": f"body (first {BODY_PEEK_CHARS:,} characters)",
 }
+
+
+class _Signals(TypedDict):
+    """What both rankers are told about the session, passed on as keyword arguments."""
+
+    recent_tools: Sequence[str]
+    surfaced: Iterable[str]
+    read_files: Iterable[str]
+    session_bytes: int | None
+    now: float | None
 
 
 class RecallService:
@@ -405,7 +415,7 @@ class RecallService:
         if not query.strip():
             raise UserInputError("the recall query is empty")
         surfaced = tuple(surfaced)
-        kwargs = {
+        kwargs: _Signals = {
             "recent_tools": recent_tools,
             "surfaced": surfaced,
             "read_files": tuple(read_files),

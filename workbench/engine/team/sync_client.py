@@ -275,7 +275,8 @@ class TeamSyncClient:
     # --- GET --------------------------------------------------------------------------
 
     async def _get_once(self, etag: str | None, deadline: float) -> _Fetch:
-        headers = {"If-None-Match": quoted_etag(etag)} if usable_checksum(etag) else {}
+        usable = usable_checksum(etag)
+        headers = {"If-None-Match": quoted_etag(usable)} if usable else {}
         response = await self._send(
             "GET",
             "the pull",
