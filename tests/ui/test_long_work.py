@@ -13,9 +13,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from tests.ui.test_gauge_pane import EngineHarness as GaugeHarness
-from tests.ui.test_gauge_pane import pane_of
-from tests.ui.test_team_pane import EngineHarness as TeamHarness
+from tests.ui.conftest import wait_until
+from tests.ui.harness import EngineHarness
+from tests.ui.test_gauge_pane import NOW_MS, pane_of
 from tests.ui.test_team_pane import (  # noqa: F401 - fixtures
     sample,
     server_entries,
@@ -24,7 +24,6 @@ from tests.ui.test_team_pane import (  # noqa: F401 - fixtures
     team_dir,
     team_server,
     text_of,
-    wait_for,
 )
 from workbench.engine import progress
 from workbench.engine.errors import OperationCancelled
@@ -65,11 +64,11 @@ async def test_the_gauge_shows_replay_progress_and_escape_cancels_it(sample_engi
         return result
 
     monkeypatch.setattr(engine.context, "replay", slow_replay)
-    app = GaugeHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         pane = pane_of(app)
         title = pane.query_one(".gauge-plot-title", Static)
-        await wait_for(pilot, lambda: "%" in str(title.render()), timeout=30)
+        await wait_until(pilot, lambda: "%" in str(title.render()), timeout=30)
         assert "replaying…" in str(title.render()) and "esc cancels" in str(title.render())
         # Responsive meanwhile: the reading is on screen while the replay runs.
         assert pane.report is not None and pane.replay is None
@@ -77,13 +76,13 @@ async def test_the_gauge_shows_replay_progress_and_escape_cancels_it(sample_engi
         assert pane.check_action("cancel_replay", ()) is True
         pane.focus()
         await pilot.press("escape")
-        await wait_for(pilot, lambda: outcome == ["cancelled"], timeout=30)
-        await wait_for(pilot, lambda: "replay cancelled" in str(title.render()), timeout=30)
+        await wait_until(pilot, lambda: outcome == ["cancelled"], timeout=30)
+        await wait_until(pilot, lambda: "replay cancelled" in str(title.render()), timeout=30)
         assert pane.replay is None and pane.check_action("cancel_replay", ()) is None
         # f5 runs it again, to the end.
         monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 3600.0)
         await pilot.press("f5")
-        await wait_for(pilot, lambda: pane.replay is not None, timeout=30)
+        await wait_until(pilot, lambda: pane.replay is not None, timeout=30)
         assert outcome == ["cancelled", "finished"] and len(pane.replay.turns) == 28
 
 
@@ -111,7 +110,7 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
             encoding="utf-8",
         )
     total = 12 + 5
-    app = TeamHarness(engine, lambda: TeamSyncPane(id="team-pane"))
+    app = EngineHarness(engine, lambda: TeamSyncPane(id="team-pane"))
     async with app.run_test(size=(110, 60)) as pilot:
         await settle(app, pilot)
         pane = app.query_one(TeamSyncPane)
@@ -124,7 +123,7 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
 
         pane.watch(pane, "busy", watch_busy, init=False)
         await pilot.press("P")
-        await wait_for(pilot, lambda: pane.check_action("cancel_push", ()) is True, timeout=30)
+        await wait_until(pilot, lambda: pane.check_action("cancel_push", ()) is True, timeout=30)
         await pilot.press("escape")
         await settle(app, pilot)
         notices = text_of(pane, ".team-notices")
