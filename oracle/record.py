@@ -56,10 +56,12 @@ def _slim(outcome: dict[str, Any]) -> dict[str, Any]:
 FILES = {
     "paths": "paths.json",
     "memory-md": "memory_md.json",
+    "index-chars": "index_chars.json",
     "prompt": "prompt.json",
     "models": "models.json",
     "autocompact": "autocompact.json",
     "transcripts": "transcripts.json",
+    "live": "live.json",
 }
 
 

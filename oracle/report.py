@@ -100,6 +100,9 @@ def render(
             cells = [_cell(by_case[case_name].get(v)) for v in versions]
             label = f"`{case_name}` {titles.get(case_name, '')}".strip()
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        if check.notes:
+            lines.append("")
+            lines += [f"- {_escape(note)}" for note in check.notes]
     lines.append("")
     return "\n".join(lines)
 

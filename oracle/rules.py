@@ -42,13 +42,19 @@ class Rule:
 
 
 def _scripted(
-    release: Release, model: str, script: list[int], env: dict[str, str] | None = None, **kw: Any
+    release: Release,
+    model: str | None,
+    script: list[int],
+    env: dict[str, str] | None = None,
+    **kw: Any,
 ) -> dict[str, Any]:
+    """One run answering each main call with the next usage of `script` (`model` None: the
+    release's default model)."""
     search = FiringSearch(script=list(script))
     search.start_run()
     scenario = runner.Scenario(
         prompt="go",
-        args=["--model", model, "--disallowedTools", QUIET_TOOLS],
+        args=[*(["--model", model] if model else []), "--disallowedTools", QUIET_TOOLS],
         env=env or {},
         responder=kw.get("responder") or search.respond,
         timeout=180,
@@ -195,6 +201,59 @@ def probe_reactive(release: Release) -> dict[str, Any]:
         }
 
 
+def probe_index_format(release: Release) -> dict[str, Any]:
+    """How MEMORY.md is cleaned in what loads, and the memory-file format the prompt asks for."""
+    scenario = runner.Scenario(prompt="hello")
+    index = "\n".join(lines(3)) + "\nzero\u200bwidth line\u2028separator next\u0085line\n"
+    with runner.sandbox(scenario) as (box, ready):
+        mem = box.config / memory_dir_rel(str(box.project))
+        mem.mkdir(parents=True)
+        (mem / "MEMORY.md").write_text(index, encoding="utf-8")
+        run = runner.run_claude(release, ready, box)
+    first = run.first_main
+    if first is None:
+        return {"ran": False}
+    blocks = [b for b in extract.memory_blocks(first) if "/memory/" in b.path]
+    text = blocks[0].text if blocks else None
+    section = extract.find_memory_prompt(first) or ""
+    nested = re.search(r"(?m)^metadata:[ \t]*\n[ \t]+type:", section) is not None
+    return {
+        "ran": True,
+        "zero_width_removed": None if text is None else "\u200b" not in text,
+        "u2028_as_lf": None if text is None else "line\nseparator" in text,
+        "nel_removed": None if text is None else "next\u0085line" not in text,
+        "prompt_type_at": "metadata" if nested else "top-level" if "type:" in section else None,
+        "prompt_kebab_names": "kebab" in section.lower(),
+        "prompt_links": "[[" in section,
+    }
+
+
+def probe_aliases(release: Release) -> dict[str, Any]:
+    """The model (and output limit) `--model opus`, `sonnet` and `haiku` ask for."""
+    out: dict[str, Any] = {"ran": True}
+    for alias in ALIASES:
+        with runner.run(release, runner.Scenario(prompt="hello", args=["--model", alias])) as run:
+            first = run.first_main
+        if first is None:
+            return {"ran": False}
+        out[alias] = {"model": first.body.get("model"), "max_tokens": first.body.get("max_tokens")}
+    return out
+
+
+def probe_default_named(release: Release) -> dict[str, Any]:
+    """The default model named with `--model`: does it compact where the unnamed default
+    does? (Some releases treat their default differently from the same model named.)"""
+    with runner.run(release, runner.Scenario(prompt="hello")) as run:
+        first = run.first_main
+    if first is None:
+        return {"ran": False}
+    model = str(first.body.get("model"))
+    return {**_scripted(release, model, SCRIPTS["opus_5_5"]), "model": model}
+
+
+ALIASES = ("opus", "sonnet", "haiku")
+UNKNOWN_MODEL = "claude-oracle-probe-9"
+"""A model name no release knows (the rule for models missing from the table)."""
 WARM_UP = 10_000
 """Each scripted probe starts with a quiet call: newer releases never compact after a
 session's first reply (the `first-response` rule), which would hide a threshold."""
@@ -204,6 +263,11 @@ SCRIPTS = {
     "k_suffix": [WARM_UP, 50_000, 120_000],
     "window_floor": [WARM_UP, 20_000, 70_000],
     "opus_5_5": [WARM_UP, 170_000, 900_000, 970_000],
+    # CLAUDE_CODE_AUTO_COMPACT_WINDOW=150000 puts the threshold at 117,000 for every model;
+    # the first probe that compacts tells how the count after the last usage was taken: one
+    # tool exchange is 31 tokens (53 with a token-total reminder), padded by 4/3 or not.
+    "padding": [WARM_UP, 116_930, 116_950, 116_960, 116_970, 116_990],
+    "unknown_model": [WARM_UP, 170_000, 900_000, 970_000],
     "blocking_override": [WARM_UP, 99_000, 101_000],
 }
 
@@ -230,6 +294,17 @@ PROBES: dict[str, Callable[[Release], dict[str, Any]]] = {
         {"CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE": "100000"},
     ),
     "reactive": probe_reactive,
+    "index_format": probe_index_format,
+    "aliases": probe_aliases,
+    "padding": lambda r: _scripted(
+        r, "claude-opus-5-5", SCRIPTS["padding"], {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "150000"}
+    ),
+    "unknown_model": lambda r: _scripted(r, UNKNOWN_MODEL, SCRIPTS["unknown_model"]),
+    "default_window": lambda r: _scripted(r, None, SCRIPTS["opus_5_5"]),
+    "default_named": probe_default_named,
+    "default_padding": lambda r: _scripted(
+        r, None, SCRIPTS["padding"], {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "150000"}
+    ),
 }
 
 
@@ -332,6 +407,42 @@ def _prompt(probes: dict[str, Any]) -> Any:
     return f"{sections} sections, {extract.size_band(chars)}"
 
 
+def _cleaning(probes: dict[str, Any]) -> Any:
+    got = probes.get("index_format") or {}
+    if not got.get("ran") or got.get("zero_width_removed") is None:
+        return None
+    done = [
+        label
+        for key, label in (
+            ("zero_width_removed", "invisible characters removed"),
+            ("nel_removed", "C1 controls removed"),
+            ("u2028_as_lf", "U+2028 as LF"),
+        )
+        if got.get(key)
+    ]
+    return ", ".join(done) or "none"
+
+
+def _file_format(probes: dict[str, Any]) -> Any:
+    got = probes.get("index_format") or {}
+    if not got.get("ran") or got.get("prompt_type_at") is None:
+        return None
+    parts = [f"type {'under metadata' if got['prompt_type_at'] == 'metadata' else 'top-level'}"]
+    if got.get("prompt_kebab_names"):
+        parts.append("kebab-case names")
+    if got.get("prompt_links"):
+        parts.append("[[name]] links")
+    return ", ".join(parts)
+
+
+def _alias(alias: str) -> Callable[[dict[str, Any]], Any]:
+    def value(probes: dict[str, Any]) -> Any:
+        got = probes.get("aliases") or {}
+        return (got.get(alias) or {}).get("model") if got.get("ran") else None
+
+    return value
+
+
 RULES: tuple[Rule, ...] = (
     Rule("default-model", "the default model", lambda p: _get(p, "basic", "model")),
     Rule(
@@ -428,6 +539,61 @@ RULES: tuple[Rule, ...] = (
         "record-kinds-prompt-snapshot",
         "transcripts gain prompt_snapshot attachments",
         lambda p: _new_kinds(p, ("prompt_snapshot",), "attachment_types"),
+    ),
+    Rule(
+        "default-max-output",
+        "the output limit the default model asks for",
+        lambda p: _get(p, "basic", "max_tokens"),
+    ),
+    Rule(
+        "index-cleaning",
+        "MEMORY.md: what is cleaned out of the loaded text (a zero-width space, a NEL, U+2028)",
+        _cleaning,
+        probes=("index_format",),
+    ),
+    Rule(
+        "memory-file-format",
+        "the memory-file format the memory prompt asks for",
+        _file_format,
+        probes=("index_format",),
+    ),
+    Rule(
+        "estimate-padding",
+        "claude-opus-5-5 with CLAUDE_CODE_AUTO_COMPACT_WINDOW=150000: the first usage that "
+        "compacts (116,930: padded count with a token reminder; 116,950: unpadded with one; "
+        "116,960: padded; 116,970: unpadded)",
+        lambda p: _first_fire(p, "padding", SCRIPTS["padding"]),
+        probes=("padding",),
+    ),
+    Rule(
+        "unknown-model",
+        f"{UNKNOWN_MODEL}, a model no release knows: where it compacts (probes at 170,000, "
+        "900,000, 970,000)",
+        lambda p: _first_fire(p, "unknown_model", SCRIPTS["unknown_model"]),
+        probes=("unknown_model",),
+    ),
+    Rule(
+        "default-model-window",
+        "the default model: where it compacts (probes at 170,000, 900,000, 970,000)",
+        lambda p: _first_fire(p, "default_window", SCRIPTS["opus_5_5"]),
+        probes=("default_window",),
+    ),
+    Rule(
+        "default-model-named-window",
+        "the default model named with --model: where it compacts (probes as above)",
+        lambda p: _first_fire(p, "default_named", SCRIPTS["opus_5_5"]),
+        probes=("default_named",),
+    ),
+    Rule(
+        "default-model-padding",
+        "the default model with CLAUDE_CODE_AUTO_COMPACT_WINDOW=150000: the first usage that "
+        "compacts (as for estimate-padding)",
+        lambda p: _first_fire(p, "default_padding", SCRIPTS["padding"]),
+        probes=("default_padding",),
+    ),
+    *(
+        Rule(f"alias-{alias}", f"the model `--model {alias}` asks for", _alias(alias), ("aliases",))
+        for alias in ALIASES
     ),
 )
 

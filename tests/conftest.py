@@ -161,3 +161,49 @@ def sample_engine(install_sample):
         )
 
     return open_engine
+
+
+# --- team server stores ------------------------------------------------------------------------
+
+STORES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """One PostgreSQL server on loopback for the whole run, started on first use and removed
+    at the end; tests that need it skip only where no PostgreSQL binaries exist."""
+    from pgserver import PgCluster, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL store tests need a PostgreSQL server: {reason}")
+    cluster = PgCluster.create()
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture(params=STORES)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """`sqlite` or `postgresql`: the test runs once against each store."""
+    return request.param
+
+
+@pytest.fixture
+def team_db(store_kind: str, tmp_path: Path, request: pytest.FixtureRequest):
+    """Make a new, empty team-server database of the test's store kind: `team_db("name")`
+    returns a SQLite path under tmp_path or a PostgreSQL URL of a fresh schema."""
+    made: list[str] = []
+    cluster = request.getfixturevalue("postgres_cluster") if store_kind == "postgresql" else None
+
+    def make(name: str = "team") -> str:
+        if cluster is None:
+            return str(tmp_path / f"{name}.sqlite3")
+        schema, url = cluster.new_schema()
+        made.append(schema)
+        return url
+
+    yield make
+    for schema in made:
+        cluster.drop_schema(schema)

@@ -66,6 +66,25 @@ def first_command(argv: Sequence[str]) -> str | None:
     return None
 
 
+def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The command lines `workbench integrate` writes into Claude Code's settings, parsed
+    without building a parser (`statusline`, `hook EVENT`); None for anything else.
+
+    They run on every prompt refresh and session event, and building argparse's parsers
+    (with the help formatter's imports) was a fifth of the status line's start-up."""
+    if list(argv) == ["statusline"]:
+        from workbench.commands.context import STATUSLINE_DEFAULTS, run_statusline
+
+        return argparse.Namespace(
+            command="statusline", handler=run_statusline, **STATUSLINE_DEFAULTS
+        )
+    if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
+        from workbench.commands.live import HOOK_DEFAULTS, run_hook
+
+        return argparse.Namespace(command="hook", event=argv[1], handler=run_hook, **HOOK_DEFAULTS)
+    return None
+
+
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     """The parser with the commands of `modules` (all of them by default)."""
     common = WorkbenchArgumentParser(add_help=False)
@@ -82,6 +101,18 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
     return parser
 
 
+def _parse(
+    argv: Sequence[str], command: str | None, *, app_only: bool, wants_help: bool
+) -> argparse.Namespace:
+    if app_only:
+        modules: Sequence[str] = (FRONT_MODULE,)
+    elif not wants_help and command in HOT_COMMANDS:
+        modules = (HOT_COMMANDS[command],)
+    else:
+        modules = COMMAND_MODULES
+    return build_parser(modules).parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code (0 ok, 1 act on it, 2 bad input)."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -94,14 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # turns it back on then), worth ~20 ms of a 0.6 s start.
         gc.disable()
     command = first_command(argv)
-    if app_only:
-        modules: Sequence[str] = (FRONT_MODULE,)
-    elif not wants_help and command in HOT_COMMANDS:
-        modules = (HOT_COMMANDS[command],)
-    else:
-        modules = COMMAND_MODULES
-    parser = build_parser(modules)
-    args = parser.parse_args(argv)
+    args = fast_args(argv)
+    if args is None:
+        args = _parse(argv, command, app_only=app_only, wants_help=wants_help)
     handler = getattr(args, "handler", None)
     if handler is None:
         from workbench.commands.front import run_tui

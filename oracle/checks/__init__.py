@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from oracle.checks import compaction, memory_md, models, paths, prompt
+from oracle.checks import compaction, index_chars, live, memory_md, models, paths, prompt
 from oracle.checks.base import Check
 
 CHECKS: dict[str, Check] = {
@@ -10,9 +10,11 @@ CHECKS: dict[str, Check] = {
     for check in (
         paths.CHECK,
         memory_md.CHECK,
+        index_chars.CHECK,
         prompt.CHECK,
         models.CHECK,
         compaction.CHECK_AUTOCOMPACT,
         compaction.CHECK_TRANSCRIPTS,
+        live.CHECK,
     )
 }

@@ -71,6 +71,8 @@ class Check:
     run: Callable[[Release, Case], Outcome]
     weight: float = 1.0
     """Rough seconds per case, to schedule the slow ones first."""
+    notes: tuple[str, ...] = ()
+    """What the real CLI was seen to do that the check relies on, shown under its table."""
 
 
 def tail(text: str, lines: int = 3) -> str:

@@ -46,7 +46,19 @@ def _cases() -> list[Case]:
     return [
         _case("sonnet-4-6", "claude-sonnet-4-6"),
         _case("opus-4-6", "claude-opus-4-6"),
+        _case("opus-4-7", "claude-opus-4-7"),
+        _case("opus-4-8", "claude-opus-4-8"),
+        _case("opus-5", "claude-opus-5"),
         _case("opus-5-5", "claude-opus-5-5", rule="opus-5-5-window"),
+        _case("sonnet-5-5", "claude-sonnet-5-5"),
+        _case("haiku-5-5", "claude-haiku-5-5"),
+        _case("unknown-model", "claude-oracle-probe-9", rule="unknown-model"),
+        _case(
+            "unknown-model-window-150000",
+            "claude-oracle-probe-9",
+            {W: "150000"},
+            rule="unknown-model",
+        ),
         _case("sonnet-4-5", "claude-sonnet-4-5", rule=no_threshold),
         _case("haiku-4-5", "claude-haiku-4-5", rule=no_threshold),
         _case("3-5-haiku", "claude-3-5-haiku", rule=no_threshold),
@@ -67,6 +79,18 @@ def _cases() -> list[Case]:
             "claude-sonnet-4-6",
             {"CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE": "100000"},
             rule="blocking-override-compacts",
+        ),
+        _case(
+            "blocking-override-190000-auto-on",
+            "claude-sonnet-4-6",
+            {"CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE": "190000"},
+            rule="blocking-override-compacts",
+        ),
+        _case(
+            "opus-5-5-window-150000",
+            "claude-opus-5-5",
+            {W: "150000"},
+            rule="estimate-padding",
         ),
         _case("sonnet-4-5-window-200000", "claude-sonnet-4-5", {W: "200000"}, rule=no_threshold),
         _case("sonnet-4-5-pct-50", "claude-sonnet-4-5", {PCT: "50"}, rule=no_threshold),
@@ -258,7 +282,7 @@ def predicted_event(gauge: dict[str, Any], d_wb: int) -> tuple[str | None, int |
     events = []
     ac = thresholds.get("autocompact")
     if gauge.get("auto_compact_enabled") and isinstance(ac, int):
-        events.append((ac - d_wb, 0, "compact"))
+        events.append((ac - padded(d_wb, gauge.get("estimate_padding")), 0, "compact"))
     blocking = thresholds.get("blocking")
     if isinstance(blocking, int):
         events.append((blocking - d_wb, 1, "stop"))
@@ -268,9 +292,10 @@ def predicted_event(gauge: dict[str, Any], d_wb: int) -> tuple[str | None, int |
     return kind, usage
 
 
-CHECK_SLACK = 16
-"""Claude Code's check may count a few tokens more than the preTokens it records (11 for
-claude-opus-5-5 in 2.1.332): a threshold this far above the recorded count still agrees."""
+def padded(estimate: int, padding: object) -> int:
+    """The estimate after the last usage as the check counts it: padded by 4/3, rounded up,
+    where the release pads for the model (the recorded preTokens is unpadded)."""
+    return -(-estimate * 4 // 3) if padding else estimate
 
 
 def run_autocompact(release: Release, case: Case) -> Outcome:
@@ -294,9 +319,9 @@ def threshold_verdict(observed: dict[str, Any], workbench: dict[str, Any]) -> st
     elif event == "compacts before the first call":
         ok = compacts is not None and isinstance(count, int) and compacts <= count
     elif event == "compact":
-        ok = (
-            compacts is not None and isinstance(count, int) and 0 <= compacts - count <= CHECK_SLACK
-        )
+        trailing = observed.get("claude_trailing_estimate") or 0
+        slack = padded(trailing, workbench.get("estimate_padding")) - trailing
+        ok = compacts is not None and isinstance(count, int) and compacts - count == slack
     elif event == "stop":
         ok = isinstance(count, int) and blocks == count and (compacts is None or compacts > count)
     else:
@@ -332,6 +357,7 @@ def _autocompact(release: Release, case: Case) -> Outcome:
         "model": f.gauge.get("model"),
         "context_window": f.gauge.get("context_window"),
         "auto_compact_enabled": f.gauge.get("auto_compact_enabled"),
+        "estimate_padding": f.gauge.get("estimate_padding"),
         "thresholds": thresholds,
         "trailing_estimate": d_wb,
     }

@@ -84,6 +84,26 @@ def shapes() -> dict[str, tuple[str, str | bytes]]:
             "ends with NBSP, U+2028 and NEL",
             small.rstrip("\n") + "\u00a0\u2028\u0085",
         ),
+        "trailing-invisible": (
+            "ends with NBSP, a vertical tab, a zero-width space, NEL, a space and U+001F",
+            small.rstrip("\n") + "\u00a0\x0b\u200b\u0085 \x1f",
+        ),
+        "leading-invisible": (
+            "starts with a control, a zero-width space and spaces",
+            "\x01\u200b  \n" + small,
+        ),
+        "lone-cr": (
+            "lines ended by a lone CR in the middle",
+            "\r".join(lines(3)) + "\n" + "\n".join(lines(3)) + "\n",
+        ),
+        "controls-at-limit": (
+            "150 lines, 24,939 units without their U+0001s, 25,089 with them",
+            _exact_length(150, 24_939).replace("\n", "\x01\n"),
+        ),
+        "line-separators": (
+            "150 lines, each with a U+2028 inside (300 lines once they become LF)",
+            "\n".join(line[:30] + "\u2028" + line[30:] for line in lines(150)) + "\n",
+        ),
         "single-huge-line": ("one line of 30,000 characters", entry(0, 30_000)),
         "frontmatter-comments": ("frontmatter and HTML comments", comments),
         "astral": (
@@ -103,6 +123,12 @@ def _cases() -> list[Case]:
     rules = {
         "crlf-small": "crlf-conversion",
         "trailing-1f": "trim-u001f",
+        "unicode-space": "index-cleaning",
+        "trailing-invisible": "index-cleaning",
+        "leading-invisible": "index-cleaning",
+        "lone-cr": "index-cleaning",
+        "controls-at-limit": "index-cleaning",
+        "line-separators": "index-cleaning",
         "lines-250": "truncation-warning-detail",
         "length-30k": "truncation-warning-detail",
         "single-huge-line": "truncation-warning-detail",

@@ -20,13 +20,27 @@ def _cases() -> list[Case]:
     models = (
         "claude-sonnet-4-6",
         "claude-opus-4-6",
+        "claude-opus-4-7",
+        "claude-opus-4-8",
+        "claude-opus-5",
         "claude-opus-5-5",
+        "claude-sonnet-5-5",
+        "claude-haiku-5-5",
         "claude-sonnet-4-5",
         "claude-haiku-4-5",
         "claude-3-5-haiku",
     )
     cases = [Case("default", "no --model: the release's default model", {}, rule="default-model")]
     cases += [Case(m.removeprefix("claude-"), m, {"model": m}) for m in models]
+    cases += [
+        Case(
+            f"alias-{alias}",
+            f"--model {alias}: the model the alias names",
+            {"model": alias, "alias": True},
+            rule=f"alias-{alias}",
+        )
+        for alias in ("opus", "sonnet", "haiku")
+    ]
     cases.append(
         Case(
             "max-output-env",
@@ -56,14 +70,17 @@ def run_case(release: Release, case: Case) -> Outcome:
         body = main.body
         out.observed = {"model": body.get("model"), "max_tokens": body.get("max_tokens")}
         path = transcripts[0]
-        if model is None:
+        alias = bool(case.data.get("alias"))
+        if model is None or alias:
             # A session that has just started: no assistant record names the model yet.
             rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
             kept = [r for r in rows if r.get("type") != "assistant"]
             path = path.with_name("00000000-0000-4000-8000-000000000000.jsonl")
             path.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+        # An alias is resolved by the workbench itself, as `gauge --model opus` would be.
+        extra = ["--model", model] if alias and model else []
         wb = runner.workbench(
-            run.sandbox, ["gauge", str(path)], env=run.env(), claude_version=release.version
+            run.sandbox, ["gauge", str(path), *extra], env=run.env(), claude_version=release.version
         )
         got: dict[str, Any] = wb.json() if wb.returncode == 0 else {}
         if not got:

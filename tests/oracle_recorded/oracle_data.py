@@ -23,12 +23,7 @@ DATA = REPO_ROOT / "tests" / "data" / "oracle"
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))  # the oracle package generates the recorded inputs
 
-KNOWN_DIFFERENCES = {
-    "2.1.332-blocking-override-auto-on": "blocking override history not yet in the profiles",
-    "2.1.332-opus-5-5": "replay of the default model's window not yet reconciled",
-    "2.1.332-disable-auto": "replay with auto-compact disabled not yet reconciled",
-    "2.1.332-unicode-space": "current release's MEMORY.md trim set not yet in the profiles",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 """Cases where the workbench still differs from the recorded release, with why. Strict: once
 the workbench agrees the case fails until it is taken off this list."""
 

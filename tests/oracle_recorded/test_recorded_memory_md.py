@@ -17,7 +17,7 @@ from oracle.checks.memory_md import memory_dir_rel, shapes
 ROWS = load("memory_md.json")
 
 
-@pytest.mark.parametrize("row", cases(ROWS, known={"2.1.332-unicode-space"}))
+@pytest.mark.parametrize("row", cases(ROWS))
 def test_loaded_text_matches_what_claude_code_sent(row, tmp_path, monkeypatch):
     content = shapes()[row["case"]][1]
     project = tmp_path / "project"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from pathlib import Path
 
 import httpx
 import pytest
@@ -19,9 +18,10 @@ PATH = "/api/claude_code/team_memory"
 
 
 @pytest.fixture
-def server(tmp_path: Path):
+def server(team_db):
+    # Every test here runs against both stores (team_db is parametrized).
     tokens = {TOKEN: "acme", OTHER_ORG_TOKEN: "rival"}
-    with TeamServer(tmp_path / "db.sqlite3", tokens, max_entries=5, max_body_bytes=4_000) as srv:
+    with TeamServer(team_db("db"), tokens, max_entries=5, max_body_bytes=4_000) as srv:
         yield srv
 
 
@@ -252,9 +252,9 @@ def test_concurrent_puts_on_one_base_let_exactly_one_win(server, http):
     assert sorted(codes) == [200] + [412] * 9
 
 
-def test_concurrent_read_modify_write_loses_no_update(tmp_path: Path):
-    # Two server instances on one database file: the lock is SQLite's, not a Python one.
-    db = tmp_path / "shared.sqlite3"
+def test_concurrent_read_modify_write_loses_no_update(team_db):
+    # Two server instances on one database: the lock is the database's, not a Python one.
+    db = team_db("shared")
     with (
         TeamServer(db, [TOKEN], max_entries=500) as one,
         TeamServer(db, [TOKEN], max_entries=500) as two,

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from workbench.engine.context.gauge import GaugeReport
 
 
+STATUSLINE_DEFAULTS: dict[str, Any] = {"format": None, "color": "auto", "no_badge": False}
+"""`workbench statusline` with no options: what the CLI's fast path answers without a parser."""
+
+
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     add = functools.partial(add_command, subparsers, common)
 
@@ -61,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     status.add_argument(
         "--format",
         metavar="TEMPLATE",
-        default=None,
+        default=STATUSLINE_DEFAULTS["format"],
         help="fields in braces: "
         + ", ".join("{" + name + "}" for name in STATUS_FIELDS)
         + f" (default: {STATUS_FORMAT!r})",
@@ -69,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     status.add_argument(
         "--color",
         choices=("auto", "always", "never"),
-        default="auto",
+        default=STATUSLINE_DEFAULTS["color"],
         help="ANSI colours at the warning, auto-compact and blocking thresholds "
         "(auto: on unless NO_COLOR is set)",
     )

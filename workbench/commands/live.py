@@ -31,6 +31,14 @@ if TYPE_CHECKING:
     from workbench.engine import Engine
 
 HOOK_EVENTS = ("SessionStart", "PreCompact", "PostCompact", "Stop", "SessionEnd")
+HOOK_DEFAULTS: dict[str, Any] = {
+    "context": False,
+    "quiet": False,
+    "propose": False,
+    "foreground": False,
+    "wait": 2.0,
+}
+"""`workbench hook EVENT` with no options: what the CLI's fast path answers without a parser."""
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -67,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         "--wait",
         metavar="SECONDS",
         type=float,
-        default=2.0,
+        default=HOOK_DEFAULTS["wait"],
         help="PostCompact: how long to wait for the summary record when the hook input has "
         "none (default 2)",
     )

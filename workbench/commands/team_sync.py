@@ -39,6 +39,8 @@ if TYPE_CHECKING:
         SyncError,
         SyncStatus,
     )
+    from workbench.server.config import ServerConfig
+    from workbench.server.migrations import MigrationReport
 
 
 def register_sync_commands(
@@ -82,29 +84,127 @@ def register_sync_commands(
                 help="quiet time after the last change before pushing (default: 2)",
             )
 
+    _register_team_server(subparsers, common)
+
+
+def _register_team_server(
+    subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser
+) -> None:
+    from workbench.server import config as c
+
     server = subparsers.add_parser(
         "team-server",
         parents=[common],
-        help="serve team memory to teammates from a SQLite file",
+        help="serve team memory to teammates (SQLite or PostgreSQL)",
         description=(
-            "Serve the team-memory sync protocol. Each --token is a bearer token; write it as "
-            "ORG=TOKEN to put its holders in their own organization (plain tokens share the "
-            "'default' one). Without --token, $WORKBENCH_TEAM_TOKEN is used."
+            "Serve the team-memory sync protocol, with /healthz, /readyz and /metrics beside "
+            "it. Tokens come from --token-file, $WORKBENCH_TEAM_TOKEN (several separated by "
+            "commas) or $WORKBENCH_SERVER_TOKEN_FILE; write each as ORG=TOKEN to put its "
+            "holders in their own organization (plain tokens share the 'default' one). "
+            "Set $WORKBENCH_SERVER_METRICS_TOKEN to require that bearer token on /metrics. "
+            "`team-server migrate` only applies schema migrations."
         ),
     )
-    server.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    server.add_argument("--port", type=int, default=8765, help="port (0 picks a free one)")
-    server.add_argument("--db", metavar="FILE", help="SQLite database (default: in WORKBENCH_HOME)")
     server.add_argument(
-        "--token", metavar="T", action="append", default=[], help="accepted bearer token"
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
     server.add_argument(
-        "--max-entries", metavar="N", type=int, default=None, help="entries allowed per repo"
+        "--port", type=int, default=8765, help="port; 0 picks a free one (default: 8765)"
+    )
+    _add_db_option(server)
+    server.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="bearer tokens, one ORG=TOKEN or TOKEN per line, # comments "
+        "(default: $WORKBENCH_SERVER_TOKEN_FILE, else none)",
     )
     server.add_argument(
-        "--max-body-bytes", metavar="N", type=int, default=None, help="largest PUT body accepted"
+        "--token",
+        metavar="T",
+        action="append",
+        default=[],
+        help="an accepted bearer token, for loopback use only: other users of this machine "
+        "can read a command line (default: none)",
+    )
+    server.add_argument(
+        "--workers",
+        metavar="N",
+        type=int,
+        default=1,
+        help="worker processes sharing the socket (default: 1)",
+    )
+    server.add_argument(
+        "--max-entries",
+        metavar="N",
+        type=int,
+        default=None,
+        help=f"entries allowed per repo (default: $WORKBENCH_SERVER_MAX_ENTRIES, else "
+        f"{c.DEFAULT_MAX_ENTRIES})",
+    )
+    server.add_argument(
+        "--max-body-bytes",
+        metavar="N",
+        type=int,
+        default=None,
+        help=f"largest PUT body accepted (default: $WORKBENCH_SERVER_MAX_BODY_BYTES, else "
+        f"{c.DEFAULT_MAX_BODY_BYTES})",
+    )
+    server.add_argument(
+        "--rate-limit",
+        metavar="PER_S",
+        type=float,
+        default=None,
+        help=f"requests per second per token, shared by all workers; 0 turns limits off "
+        f"(default: $WORKBENCH_SERVER_RATE_LIMIT, else {c.DEFAULT_RATE_LIMIT:g})",
+    )
+    server.add_argument(
+        "--rate-burst",
+        metavar="N",
+        type=int,
+        default=None,
+        help=f"requests a token may make at once (default: $WORKBENCH_SERVER_RATE_BURST, "
+        f"else {c.DEFAULT_RATE_BURST})",
+    )
+    server.add_argument(
+        "--pool-size",
+        metavar="N",
+        type=int,
+        default=None,
+        help=f"PostgreSQL connections per worker (default: $WORKBENCH_SERVER_POOL_SIZE, else "
+        f"{c.DEFAULT_POOL_SIZE})",
+    )
+    server.add_argument(
+        "--log-format",
+        choices=c.LOG_FORMATS,
+        default=None,
+        help="request log on stderr: one JSON object per line, text, or off "
+        "(default: $WORKBENCH_SERVER_LOG, else json)",
+    )
+    server.add_argument(
+        "--no-migrate",
+        action="store_true",
+        help="refuse to start on an older schema instead of migrating it (default: migrate)",
     )
     server.set_defaults(handler=run_team_server)
+    actions = server.add_subparsers(dest="server_action", metavar="ACTION")
+    migrate = actions.add_parser(
+        "migrate",
+        parents=[common],
+        help="apply the database's schema migrations, then exit",
+        description="Apply the schema migrations the database lacks (each in one transaction).",
+    )
+    _add_db_option(migrate, suppress=True)
+    migrate.set_defaults(handler=run_team_server_migrate)
+
+
+def _add_db_option(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="DB",
+        default=argparse.SUPPRESS if suppress else None,
+        help="postgresql://USER:PASSWORD@HOST/NAME, sqlite:///PATH or a file path "
+        "(default: $WORKBENCH_SERVER_DB, else team-memory.sqlite3 in WORKBENCH_HOME)",
+    )
 
 
 # --- sync ------------------------------------------------------------------------------------
@@ -313,69 +413,151 @@ def _short_hash(value: str | None) -> str:
 # --- team-server -----------------------------------------------------------------------------
 
 
+def _server_config(args: argparse.Namespace) -> ServerConfig:
+    """The environment's settings with the command line's options over them."""
+    from workbench.server.config import (
+        ConfigError,
+        ServerConfig,
+        parse_token_specs,
+        read_token_file,
+    )
+    from workbench.server.database import parse_database
+
+    try:
+        config = ServerConfig.from_env(_env_without_invalid_config(args), check=False)
+        if getattr(args, "db", None):
+            config.db = parse_database(args.db)
+        if getattr(args, "token_file", None):
+            found, warning = read_token_file(args.token_file)
+            config.tokens.update(found)
+            if warning:
+                config.warnings.append(warning)
+        config.tokens.update(parse_token_specs(getattr(args, "token", [])))
+        for name in ("max_entries", "max_body_bytes", "rate_limit", "rate_burst", "pool_size"):
+            value = getattr(args, name, None)
+            if value is not None:
+                setattr(config, name, value)
+        if getattr(args, "log_format", None):
+            config.log_format = args.log_format
+        if getattr(args, "no_migrate", False):
+            config.migrate = False
+        return config
+    except ConfigError as exc:
+        raise UserInputError(str(exc)) from None
+    except ValueError as exc:
+        raise UserInputError(f"--db: {exc}") from None
+
+
+def _env_without_invalid_config(args: argparse.Namespace) -> dict[str, str]:
+    env = dict(os.environ)
+    # A --db option replaces the variable, so an unusable value there does not matter.
+    if getattr(args, "db", None):
+        env.pop("WORKBENCH_SERVER_DB", None)
+    return env
+
+
+def _open_checked(config: ServerConfig) -> MigrationReport:
+    """Migrate (or check) the database now, so a bad --db fails before serving."""
+    import sqlite3
+
+    from workbench.server.database import open_store
+    from workbench.server.store import SchemaError, StoreUnavailable
+
+    store = open_store(config.db, pool_size=1)
+    try:
+        return store.migrate(apply=config.migrate)
+    except (OSError, sqlite3.Error, StoreUnavailable, SchemaError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise UserInputError(f"cannot use the database {config.db.shown}: {reason}") from None
+    finally:
+        store.close()
+
+
+def _warn_password_in_argv(args: argparse.Namespace) -> None:
+    from workbench.server.database import has_password
+
+    if getattr(args, "db", None) and has_password(args.db):
+        warn(
+            "--db puts the database password on the command line, which other users of this "
+            "machine can read; set WORKBENCH_SERVER_DB or use PGPASSFILE / ~/.pgpass instead"
+        )
+
+
+def run_team_server_migrate(args: argparse.Namespace) -> int:
+    """`team-server migrate`: apply pending migrations and say what changed."""
+    config = _server_config(args)
+    _warn_password_in_argv(args)
+    config.migrate = True
+    report = _open_checked(config)
+    data = {"db": config.db.shown, **report.to_json()}
+    if report.applied:
+        applied = ", ".join(str(v) for v in report.applied)
+        text = (
+            f"Migrated {config.db.shown} from schema version {report.before} to "
+            f"{report.after} (applied {applied})"
+        )
+    else:
+        text = f"{config.db.shown} is at schema version {report.after}; nothing to do"
+    emit(args, data, text)
+    return ExitCode.OK
+
+
 def run_team_server(args: argparse.Namespace) -> int:
     """`team-server`: serve in the foreground until interrupted."""
-    from workbench.server.app import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ENTRIES
-    from workbench.server.runner import parse_token_specs, serve_forever
+    from workbench.server.config import ConfigError
+    from workbench.server.runner import ServerStartError, serve_forever
 
-    specs = list(args.token) or [os.environ.get("WORKBENCH_TEAM_TOKEN", "")]
-    tokens = parse_token_specs(s for s in specs if s)
-    if not tokens:
-        raise UserInputError("give at least one --token (or set WORKBENCH_TEAM_TOKEN)")
-    max_entries = DEFAULT_MAX_ENTRIES if args.max_entries is None else args.max_entries
-    max_body = DEFAULT_MAX_BODY_BYTES if args.max_body_bytes is None else args.max_body_bytes
-    if max_entries < 1 or max_body < 1024:
-        raise UserInputError("--max-entries must be at least 1 and --max-body-bytes at least 1024")
+    config = _server_config(args)
+    try:
+        config.check()
+    except ConfigError as exc:
+        raise UserInputError(str(exc)) from None
     if not 0 <= args.port <= 65535:
         raise UserInputError(f"--port must be between 0 and 65535, got {args.port}")
-    if args.db:
-        db_path = os.path.abspath(args.db)
-    else:
-        from workbench.paths import state_dir
-
-        db_path = str(state_dir("server") / "team-memory.sqlite3")
-    _check_database(db_path)
+    if not 1 <= args.workers <= 256:
+        raise UserInputError(f"--workers must be between 1 and 256, got {args.workers}")
+    _warn_password_in_argv(args)
+    _open_checked(config)
+    if args.token:
+        warn(
+            "--token puts the token on the command line, which other users of this machine "
+            "can read; use --token-file or WORKBENCH_TEAM_TOKEN beyond loopback tests"
+        )
+    for warning in config.warnings:
+        warn(warning)
 
     def listening(url: str) -> None:
         info = {
             "url": url,
-            "db": db_path,
-            "organizations": sorted(set(tokens.values())),
-            "max_entries": max_entries,
+            "db": config.db.shown,
+            "store": config.db.kind,
+            "organizations": sorted(set(config.tokens.values())),
+            "max_entries": config.max_entries,
+            "workers": args.workers,
         }
         if wants_json(args):
             sys.stdout.write(json.dumps(info) + "\n")
         else:
-            sys.stdout.write(f"Team server listening on {url} (database {db_path})\n")
+            sys.stdout.write(
+                f"Team server listening on {url} (database {config.db.shown}, "
+                f"{args.workers} worker{'s' if args.workers != 1 else ''})\n"
+            )
         sys.stdout.flush()
 
     try:
         serve_forever(
-            db_path,
-            tokens,
+            config,
             host=args.host,
             port=args.port,
-            max_entries=max_entries,
-            max_body_bytes=max_body,
+            workers=args.workers,
             on_listening=listening,
         )
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise UserInputError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
+    except ServerStartError as exc:
+        warn(str(exc))
+        return ExitCode.ACTION_REQUIRED
+    except ConfigError as exc:
+        raise UserInputError(str(exc)) from None
     return ExitCode.OK
-
-
-def _check_database(db_path: str) -> None:
-    """Open (creating if needed) the database now, so a bad path fails before serving."""
-    import sqlite3
-
-    from workbench.server.store import TeamStore
-
-    store = TeamStore(db_path)
-    try:
-        store.initialize()
-    except (OSError, sqlite3.Error) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise UserInputError(f"cannot use the database {db_path}: {reason}") from None
-    finally:
-        store.close()

@@ -15,7 +15,6 @@ import sys
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,8 @@ from workbench.engine.userfiles import (
 )
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from workbench.engine.profiles import BehaviourProfile
 
 MAX_SANITIZED_LENGTH = 200

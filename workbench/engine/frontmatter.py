@@ -7,6 +7,7 @@ after double-quoting simple values holding YAML punctuation. Anything still brok
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -31,9 +32,9 @@ _FAST_LINE = re.compile(
     r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^\s'\"{}\[\]*&#!|>%@`,?:~=<-][^:#\t]*?)[ ]*$"
 )
 # Characters YAML refuses to read; such a block must go through YAML to fail the same way.
-_NON_PRINTABLE = re.compile(
-    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
+# Compiled when first used: a negated class this wide costs ~8 ms to compile, which every
+# hook and command that imported this module used to pay.
+_NON_PRINTABLE_CLASS = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 # Plain scalars YAML (1.1, as PyYAML reads it) turns into something other than a string.
 _YAML_WORDS = frozenset(
     "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF "
@@ -48,6 +49,11 @@ _NUMBER_LIKE = re.compile(
     )$""",
     re.VERBOSE,
 )
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 
 
 def _is_non_string(value: str) -> bool:
@@ -134,7 +140,7 @@ def quote_problematic_values(block: str) -> str:
 
 def _fast_parse(block: str) -> dict[str, Any] | None:
     """Parse blocks made only of `key: plain text` lines without YAML; None if unsure."""
-    if _NON_PRINTABLE.search(block):
+    if _pattern(_NON_PRINTABLE_CLASS).search(block):
         return None
     result: dict[str, Any] = {}
     for line in block.split("\n"):
@@ -292,7 +298,7 @@ def _render_scalar(value: Any) -> str:
         value = " ".join(value.split())
     # `---` anywhere would end the block early (Claude Code's fence regex is not anchored to
     # a line); characters YAML cannot hold plainly (NEL is a line break to it) need escapes.
-    plain = "---" not in value and not _MUST_ESCAPE.search(value)
+    plain = "---" not in value and not _pattern(_MUST_ESCAPE_CLASS).search(value)
     if plain and _fast_parse(f"k: {value}") == {"k": value}:
         return value
     return _double_quoted(value)
@@ -300,13 +306,14 @@ def _render_scalar(value: Any) -> str:
 
 # Characters a double-quoted YAML scalar must spell as escapes: everything YAML cannot hold,
 # the line breaks YAML folds (NEL, LS, PS) and the byte-order mark.
-_MUST_ESCAPE = re.compile(
+_MUST_ESCAPE_CLASS = (
     "[^\x09\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
 
 
 def _double_quoted(value: str) -> str:
     """`value` as a double-quoted YAML scalar that reads back exactly and never holds `---`."""
+    must_escape = _pattern(_MUST_ESCAPE_CLASS)
     out = ['"']
     dashes = 0
     for char in value:
@@ -318,7 +325,7 @@ def _double_quoted(value: str) -> str:
         dashes = 0
         if char in '"\\':
             out.append("\\" + char)
-        elif _MUST_ESCAPE.match(char):
+        elif must_escape.match(char):
             code = ord(char)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
         else:

@@ -4,8 +4,9 @@ Claude Code keeps at most 200 lines and 25,000 UTF-16 units of the trimmed index
 frontmatter and block HTML comments are removed). The line gate runs first; the length gate
 then cuts at the last newline at or before unit 25,000. Both flags are measured on the
 original trimmed text (spec 01 §2.4). A CRLF file's `\r` counts toward the limit in every
-release; whether the loaded text keeps it, and whether a trailing U+001F is trimmed, depend
-on the release (spec 08): `IndexLoadRules`.
+release; from 2.1.284 the kept text is cleaned after the cut (`index_chars.py`: CR to LF,
+invisible characters such as a trailing U+001F removed) and trimmed again (spec 08):
+`IndexLoadRules`.
 """
 
 from __future__ import annotations
@@ -37,20 +38,16 @@ _JS_WHITESPACE = (
 _LINK_RE = re.compile(r"\[(?P<title>[^\]]*)\]\((?P<target><[^>]*>|[^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _HOOK_SEPARATORS = re.compile(r"^\s*(?:—|–|--|-|:)\s*")
 _HTML_COMMENT = re.compile(r"<!--[\s\S]*?-->")
-UNIT_SEPARATOR = "\x1f"
 # 2.1.88's reading, used when no release's rules are given: `\r` kept, U+001F kept.
-PLAIN_RULES = IndexLoadRules(folds_crlf=False, trims_unit_separator=False, warning_quotes_cut=False)
+PLAIN_RULES = IndexLoadRules(cleans_text=False, warning_quotes_cut=False)
 WARNING_QUOTE_CHARS = 40
 """How much of the first cut line our warning quotes (Claude Code's length was not measured)."""
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 
 
-def js_trim(text: str, *, trim_unit_separator: bool = False) -> str:
-    """`String.prototype.trim` (Python's strip uses a different whitespace set); with
-    `trim_unit_separator`, a trailing U+001F goes too (Claude Code 2.1.332)."""
-    if not trim_unit_separator:
-        return text.strip(_JS_WHITESPACE)
-    return text.lstrip(_JS_WHITESPACE).rstrip(_JS_WHITESPACE + UNIT_SEPARATOR)
+def js_trim(text: str) -> str:
+    """`String.prototype.trim` (Python's strip uses a different whitespace set)."""
+    return text.strip(_JS_WHITESPACE)
 
 
 @dataclass(frozen=True)
@@ -92,7 +89,7 @@ def truncate_entrypoint(raw: str, rules: IndexLoadRules | None = None) -> Trunca
     """Port of `truncateEntrypointContent` on already-stripped index text (`\r` kept: it
     counts toward the 25,000 limit), under a release's `rules` (2.1.88's when None)."""
     rules = rules or PLAIN_RULES
-    trimmed = js_trim(raw, trim_unit_separator=rules.trims_unit_separator)
+    trimmed = js_trim(raw)
     lines = trimmed.split("\n")
     line_count = len(lines)
     length = js_len(trimmed)
@@ -142,10 +139,13 @@ def truncate_entrypoint(raw: str, rules: IndexLoadRules | None = None) -> Trunca
 
 
 def _loaded(content: str, rules: IndexLoadRules) -> str:
-    # The cut falls after a line's `\r` (its `\n` goes): that `\r` is folded away too.
-    if not rules.folds_crlf:
+    """What reaches the model of the kept text: newer releases clean it after the cut
+    (CR and line separators to LF, invisible characters out) and trim it again."""
+    if not rules.cleans_text:
         return content
-    return content.replace("\r\n", "\n").removesuffix("\r")
+    from workbench.engine.index_chars import clean_loaded_text
+
+    return js_trim(clean_loaded_text(content))
 
 
 def truncation_warning(truncation: Truncation) -> str | None:

@@ -8,8 +8,6 @@ every limit and estimate in the engine goes through these helpers.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
 
 
 def js_len(text: str) -> int:
@@ -50,6 +48,8 @@ def js_last_index_of(text: str, needle: str, from_index: int) -> int:
 
 def js_iso(mtime_ms: float) -> str:
     """`new Date(ms).toISOString()`: UTC; the time value is truncated toward zero (TimeClip)."""
+    from datetime import UTC, datetime  # here: the status line and hooks never format a date
+
     whole_ms = math.trunc(mtime_ms)
     seconds, millis = divmod(whole_ms, 1000)
     stamp = datetime.fromtimestamp(seconds, tz=UTC)
@@ -58,11 +58,15 @@ def js_iso(mtime_ms: float) -> str:
 
 def now_iso() -> str:
     """The current time formatted like `toISOString()`."""
-    return js_iso(datetime.now(tz=UTC).timestamp() * 1000)
+    import time
+
+    return js_iso(time.time() * 1000)
 
 
 def js_to_fixed(value: float, digits: int) -> str:
     """`Number.prototype.toFixed`: exact binary value, ties rounded up (Python rounds to even)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
     quantum = Decimal(1).scaleb(-digits)
     return str(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
 

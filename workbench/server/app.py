@@ -1,34 +1,58 @@
-"""The team-memory HTTP protocol (spec 03 §6) as a Starlette app.
+"""The team-memory HTTP protocol (spec 03 §6) as a Starlette app, and the service around it.
 
 `GET /api/claude_code/team_memory?repo=owner%2Fname[&view=hashes]` and `PUT` on the same path.
 Bearer tokens map to organizations and every (organization, repo) pair is a separate store, so
 one team can never read or overwrite another's memory. Storage calls run in the thread pool:
-SQLite blocks, and the event loop must keep accepting requests meanwhile.
+both stores block, and the event loop must keep accepting requests meanwhile.
+
+Around the protocol: `/healthz` (the process answers), `/readyz` (the database answers),
+`/metrics` (Prometheus), a request id and a JSON log line per request, and per-token rate
+limits answered with 429 and Retry-After. The limits are token buckets kept in the database
+(a side file for SQLite), so every worker, on one host or many, draws on the same bucket; a
+limit divided between workers would hold a kept-alive client, whose connection stays on one
+worker, to a fraction of its rate.
+
+`create_app()` with no arguments is the factory for `uvicorn --factory` and gunicorn: it reads
+`ServerConfig.from_env()`, opens the store and applies migrations before serving.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import hmac
 import json
-import sqlite3
+import logging
+import math
 import threading
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from workbench.server.config import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_ENTRIES,
+    DEFAULT_RATE_BURST,
+    ServerConfig,
+)
 from workbench.server.keys import key_rejection, repo_is_valid
-from workbench.server.store import TeamStore, parse_etag_list
+from workbench.server.observability import LOGGER_NAME, Metrics, RequestObserver
+from workbench.server.store import StoreUnavailable, parse_etag_list
+
+if TYPE_CHECKING:
+    from workbench.server.store import Store
 
 ENDPOINT = "/api/claude_code/team_memory"
-DEFAULT_MAX_ENTRIES = 2_000
-# The client batches PUTs under 200,000 bytes but sends a single entry of up to 250,000 bytes
-# (more once JSON-escaped) alone, so the default leaves room for that.
-DEFAULT_MAX_BODY_BYTES = 2_000_000
+ROUTES = frozenset({ENDPOINT, "/healthz", "/readyz", "/metrics"})
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_ENTRIES", "ServerStats", "create_app"]
+log = logging.getLogger(LOGGER_NAME)
 
 
 @dataclass
@@ -42,6 +66,7 @@ class ServerStats:
     preconditions_failed: int = 0
     too_many_entries: int = 0
     unauthorized: int = 0
+    rate_limited: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def bump(self, name: str, by: int = 1) -> None:
@@ -53,7 +78,12 @@ class ServerStats:
         with self._lock:
             for name in ("gets", "hash_probes", "puts", "put_entries"):
                 setattr(self, name, 0)
-            for name in ("preconditions_failed", "too_many_entries", "unauthorized"):
+            for name in (
+                "preconditions_failed",
+                "too_many_entries",
+                "unauthorized",
+                "rate_limited",
+            ):
                 setattr(self, name, 0)
 
 
@@ -65,34 +95,62 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
+@dataclass(frozen=True)
+class RateLimit:
+    """Per-token token bucket: `rate` requests per second sustained, `burst` at once."""
+
+    rate: float
+    burst: int = DEFAULT_RATE_BURST
+
+    @property
+    def enabled(self) -> bool:
+        return self.rate > 0
+
+
 def create_app(
-    store: TeamStore,
-    tokens: Mapping[str, str],
+    store: Store | None = None,
+    tokens: Mapping[str, str] | None = None,
     *,
     max_entries: int = DEFAULT_MAX_ENTRIES,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     stats: ServerStats | None = None,
+    rate_limit: RateLimit | None = None,
+    metrics: Metrics | None = None,
+    metrics_token: str | None = None,
 ) -> Starlette:
-    """The ASGI app serving `store` to holders of `tokens` (token → organization id)."""
-    counters = stats if stats is not None else ServerStats()
-    token_items = [(token.encode("utf-8"), org) for token, org in tokens.items()]
+    """The ASGI app serving `store` to holders of `tokens` (token → organization id).
 
-    def organization_for(request: Request) -> str | None:
+    Called with no store, it is the app factory: settings from the environment, the store
+    opened and migrated, logging set up, the store closed at shutdown.
+    """
+    if store is None:
+        return _app_from_environment()
+    counters = stats if stats is not None else ServerStats()
+    meter = metrics if metrics is not None else Metrics()
+    limit = rate_limit if rate_limit is not None and rate_limit.enabled else None
+    token_items = [
+        (token.encode("utf-8"), org, hashlib.sha256(token.encode("utf-8")).hexdigest()[:32])
+        for token, org in (tokens or {}).items()
+    ]
+    metrics_secret = metrics_token.encode("utf-8") if metrics_token else None
+
+    def caller_for(request: Request) -> tuple[str, str] | None:
+        """(organization, rate-limit bucket) for the request's bearer token, if it is known."""
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return None
         presented = token.strip().encode("utf-8")
         found = None
-        for known, org in token_items:
+        for known, org, bucket in token_items:
             # Compare against every token so timing does not reveal which one matched.
             if hmac.compare_digest(presented, known):
-                found = org
+                found = (org, bucket)
         return found
 
     async def team_memory(request: Request) -> Response:
-        org = organization_for(request)
-        if org is None:
+        caller = caller_for(request)
+        if caller is None:
             counters.bump("unauthorized")
             return error_response(
                 401,
@@ -100,9 +158,25 @@ def create_app(
                 "unauthorized",
                 {"WWW-Authenticate": 'Bearer realm="team-memory"'},
             )
+        org, bucket = caller
+        request.state.org = org
+        if limit is not None:
+            try:
+                wait = await run_in_threadpool(store.take_token, bucket, limit.rate, limit.burst)
+            except StoreUnavailable as exc:
+                return _unavailable(exc)
+            if wait > 0:
+                counters.bump("rate_limited")
+                return error_response(
+                    429,
+                    "too many requests for this token; slow down",
+                    "rate_limited",
+                    {"Retry-After": str(max(1, math.ceil(wait)))},
+                )
         repo = request.query_params.get("repo", "")
         if not repo_is_valid(repo):
             return error_response(400, "repo must be given as owner/name", "invalid_repo")
+        request.state.repo = repo
         if request.method in ("GET", "HEAD"):
             return await _get(request, org, repo)
         return await _put(request, org, repo)
@@ -114,10 +188,11 @@ def create_app(
             snapshot = await run_in_threadpool(
                 store.snapshot, org, repo, with_bodies=not hashes_only
             )
-        except sqlite3.OperationalError:
-            return _busy()
+        except StoreUnavailable as exc:
+            return _unavailable(exc)
         if snapshot is None:
             return error_response(404, "no team memory stored for this repo", "not_found")
+        meter.repo_size(org, repo, len(snapshot.entry_checksums), snapshot.total_bytes)
         etag = f'"{snapshot.checksum}"'
         if not hashes_only:
             wanted = request.headers.get("if-none-match")
@@ -130,12 +205,12 @@ def create_app(
     async def _put(request: Request, org: str, repo: str) -> Response:
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
-            return _too_large(max_body_bytes)
+            return _too_large(request, max_body_bytes)
         body = bytearray()
         async for chunk in request.stream():
             body.extend(chunk)
             if len(body) > max_body_bytes:
-                return _too_large(max_body_bytes)
+                return _too_large(request, max_body_bytes)
         try:
             payload = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -155,6 +230,7 @@ def create_app(
                 )
         counters.bump("puts")
         counters.bump("put_entries", len(entries))
+        request.state.entries = len(entries)
         try:
             outcome = await run_in_threadpool(
                 store.upsert,
@@ -164,8 +240,8 @@ def create_app(
                 if_match=request.headers.get("if-match"),
                 max_entries=max_entries,
             )
-        except sqlite3.OperationalError:
-            return _busy()
+        except StoreUnavailable as exc:
+            return _unavailable(exc)
         if outcome.status == "precondition_failed":
             counters.bump("preconditions_failed")
             return error_response(
@@ -173,6 +249,7 @@ def create_app(
             )
         if outcome.status == "too_many_entries":
             counters.bump("too_many_entries")
+            request.state.too_large = "entries"
             # received_entries is the count the repo would hold after this PUT: that is the
             # number that went over the limit.
             details = {
@@ -184,6 +261,7 @@ def create_app(
             return JSONResponse(
                 {"error": {"message": message, "details": details}}, status_code=413
             )
+        meter.repo_size(org, repo, outcome.total_entries, outcome.total_bytes)
         body_out = {
             "organizationId": org,
             "repo": repo,
@@ -196,8 +274,85 @@ def create_app(
         headers = {"ETag": f'"{outcome.checksum}"'} if outcome.checksum else {}
         return JSONResponse(body_out, headers=headers)
 
-    app = Starlette(routes=[Route(ENDPOINT, team_memory, methods=["GET", "PUT"])])
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        try:
+            await run_in_threadpool(store.ping)
+        except StoreUnavailable as exc:
+            log.warning("not ready", extra={"fields": {"reason": str(exc)}})
+            body = {"status": "unavailable", "database": store.kind}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+        return JSONResponse({"status": "ready", "database": store.kind})
+
+    async def metrics_page(request: Request) -> Response:
+        if metrics_secret is not None:
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            presented = token.strip().encode("utf-8")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(presented, metrics_secret):
+                return error_response(
+                    401, "the metrics token is required", "unauthorized",
+                    {"WWW-Authenticate": 'Bearer realm="metrics"'},
+                )  # fmt: skip
+        data, content_type = await run_in_threadpool(meter.render)
+        return Response(data, media_type=content_type)
+
+    app = Starlette(
+        routes=[
+            Route(ENDPOINT, team_memory, methods=["GET", "PUT"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics_page, methods=["GET"]),
+        ],
+        middleware=[Middleware(RequestObserver, metrics=meter, routes=ROUTES)],
+    )
     app.state.stats = counters
+    app.state.metrics = meter
+    app.state.store = store
+    return app
+
+
+def app_for_config(config: ServerConfig, store: Store, **extra: object) -> Starlette:
+    """The app for `config`, over an open `store`."""
+    return create_app(
+        store,
+        config.tokens,
+        max_entries=config.max_entries,
+        max_body_bytes=config.max_body_bytes,
+        rate_limit=RateLimit(config.rate_limit, config.rate_burst),
+        metrics_token=config.metrics_token,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _app_from_environment() -> Starlette:
+    from workbench.server.database import open_store
+    from workbench.server.observability import configure_logging
+
+    config = ServerConfig.from_env()
+    if not logging.getLogger(LOGGER_NAME).handlers:
+        configure_logging(config.log_format)
+    for warning in config.warnings:
+        log.warning(warning)
+    store = open_store(config.db, pool_size=config.pool_size)
+    try:
+        report = store.migrate(apply=config.migrate)
+    except BaseException:
+        store.close()
+        raise
+    if report.applied:
+        log.info("migrated", extra={"fields": report.to_json()})
+    app = app_for_config(config, store)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            store.close()
+
+    app.router.lifespan_context = lifespan
     return app
 
 
@@ -210,12 +365,16 @@ def _is_utf8(text: str) -> bool:
     return True
 
 
-def _too_large(limit: int) -> Response:
+def _too_large(request: Request, limit: int) -> Response:
+    request.state.too_large = "body"
     # Deliberately not the structured form: clients must only learn max_entries from that one.
     return Response(
         f"request body larger than {limit} bytes\n", status_code=413, media_type="text/plain"
     )
 
 
-def _busy() -> Response:
-    return error_response(503, "the database is busy; try again", "busy", {"Retry-After": "1"})
+def _unavailable(exc: StoreUnavailable) -> Response:
+    log.warning("database unavailable", extra={"fields": {"reason": str(exc)}})
+    return error_response(
+        503, "the database cannot answer now; try again", "unavailable", {"Retry-After": "1"}
+    )

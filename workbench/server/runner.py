@@ -11,50 +11,55 @@ a kept-alive connection. asyncio only turns Nagle off itself for sockets made wi
 `IPPROTO_TCP`, so the listening socket is made that way and has the option set (accepted
 sockets inherit it). And the "listening" announcement of `serve_forever` comes only after
 uvicorn has started serving, so a client that connects the instant it reads the URL is served.
+
+`serve_forever` is `workbench team-server`: the app in this process, or with `--workers N`
+that many processes under uvicorn's supervisor, all accepting on the one socket bound here
+(so it is listening before any of them runs), each building the app with the factory from
+the settings this process puts in their environment.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.server.app import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_ENTRIES,
+    RateLimit,
     ServerStats,
+    app_for_config,
     create_app,
 )
-from workbench.server.store import TeamStore
+from workbench.server.config import (
+    DEFAULT_ORGANIZATION,
+    DEFAULT_RATE_BURST,
+    ConfigError,
+    ServerConfig,
+    parse_token_specs,
+)
+from workbench.server.database import parse_database
+from workbench.server.store import Store
 
 if TYPE_CHECKING:
     import uvicorn
 
-DEFAULT_ORGANIZATION = "default"
-_ORG_PREFIX = re.compile(r"^([A-Za-z0-9_.-]{1,64})=(.+)$")
+__all__ = ["DEFAULT_ORGANIZATION", "TeamServer", "parse_token_specs", "serve_forever"]
 START_TIMEOUT_S = 15.0
+WORKER_START_TIMEOUT_S = 60.0
+FACTORY = "workbench.server.app:create_app"
 
 
-def parse_token_specs(specs: Iterable[str]) -> dict[str, str]:
-    """`--token` values as token → organization.
-
-    `ORG=TOKEN` names the organization; a bare `TOKEN` belongs to the `default` organization,
-    so plain tokens handed to teammates all share one team's memory.
-    """
-    tokens: dict[str, str] = {}
-    for spec in specs:
-        match = _ORG_PREFIX.match(spec)
-        if match:
-            tokens[match.group(2)] = match.group(1)
-        elif spec:
-            tokens[spec] = DEFAULT_ORGANIZATION
-    return tokens
+class ServerStartError(RuntimeError):
+    """The workers of `serve_forever` did not all come up (their log says why)."""
 
 
 def _token_map(tokens: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
@@ -104,7 +109,7 @@ class TeamServer:
 
     def __init__(
         self,
-        db_path: str | os.PathLike[str],
+        db: str | os.PathLike[str],
         tokens: Mapping[str, str] | Iterable[str],
         max_entries: int = DEFAULT_MAX_ENTRIES,
         *,
@@ -113,8 +118,16 @@ class TeamServer:
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         sock: socket.socket | None = None,
         tcp_nodelay: bool = True,
+        rate_limit: float = 0.0,
+        rate_burst: int = DEFAULT_RATE_BURST,
+        pool_size: int = 4,
     ) -> None:
-        self.db_path = Path(db_path)
+        self.database = parse_database(db)
+        """`db` is a SQLite path (or `sqlite:///path`) or a `postgresql://` URL."""
+        self.db_path = self.database.sqlite_path
+        """The SQLite file, or None on PostgreSQL."""
+        self.rate_limit = RateLimit(rate_limit, rate_burst)
+        self.pool_size = pool_size
         self.tcp_nodelay = tcp_nodelay
         """False leaves a given socket's Nagle setting alone (the benchmark measures the old
         behaviour that way)."""
@@ -127,7 +140,8 @@ class TeamServer:
         self.port = port
         self.stats = ServerStats()
         self.url = ""
-        self._store: TeamStore | None = None
+        self._store: Store | None = None
+        self.app = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -138,15 +152,23 @@ class TeamServer:
 
         if self._thread is not None:
             return self
-        store = TeamStore(self.db_path)
-        store.initialize()
+        from workbench.server.database import open_store
+
+        store = open_store(self.database, pool_size=self.pool_size)
+        try:
+            store.migrate()
+        except BaseException:
+            store.close()
+            raise
         app = create_app(
             store,
             self.tokens,
             max_entries=self.max_entries,
             max_body_bytes=self.max_body_bytes,
             stats=self.stats,
+            rate_limit=self.rate_limit,
         )
+        self.app = app
         config = uvicorn.Config(
             app,
             log_config=None,  # never reconfigure the host process's logging (the TUI owns it)
@@ -201,39 +223,61 @@ class TeamServer:
 
 
 def serve_forever(
-    db_path: str | os.PathLike[str],
-    tokens: Mapping[str, str],
+    config: ServerConfig,
     *,
     host: str,
     port: int,
-    max_entries: int,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    workers: int = 1,
     on_listening: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve in the foreground until interrupted (Ctrl-C / SIGTERM stop it cleanly)."""
-    import uvicorn
+    """Serve in the foreground until interrupted (Ctrl-C / SIGTERM stop it cleanly).
 
-    store = TeamStore(db_path)
-    store.initialize()
-    app = create_app(store, tokens, max_entries=max_entries, max_body_bytes=max_body_bytes)
+    The caller has migrated the database. With one worker the app runs in this process; with
+    more, uvicorn's supervisor runs that many processes on the one listening socket (each
+    builds the app with the factory from the settings in its environment) and starts a new
+    one when one dies. `on_listening` is called once every worker serves.
+    """
+
+    from workbench.server.observability import configure_logging, uvicorn_log_config
+
+    configure_logging(config.log_format)
     sock = bind_socket(host, port)
-    import copy
-
-    from uvicorn.config import LOGGING_CONFIG
-
-    # stdout carries data only (the listening line); every log line, access log included, goes
-    # to stderr.
-    log_config = copy.deepcopy(LOGGING_CONFIG)
-    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
-    config = uvicorn.Config(
-        app,
-        lifespan="off",
+    url = url_for(sock)
+    common: dict[str, Any] = dict(
         http="h11",
         loop="asyncio",
         timeout_graceful_shutdown=5,
-        log_config=log_config,
+        log_config=uvicorn_log_config(config.log_format),
+        access_log=False,  # the server logs each request itself, with its id
     )
-    url = url_for(sock)
+    metrics_dir, own_dir = None, False
+    if workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        metrics_dir, own_dir = _metrics_folder()
+    try:
+        if workers <= 1:
+            _serve_one(config, sock, url, common, on_listening)
+        else:
+            _serve_many(config, sock, url, workers, common, on_listening)
+    finally:
+        sock.close()
+        if own_dir and metrics_dir:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _serve_one(
+    config: ServerConfig,
+    sock: socket.socket,
+    url: str,
+    common: dict[str, Any],
+    on_listening: Callable[[str], None] | None,
+) -> None:
+    import uvicorn
+
+    from workbench.server.database import open_store
+
+    store = open_store(config.db, pool_size=config.pool_size)
+    app = app_for_config(config, store)
+    uv_config = uvicorn.Config(app, lifespan="off", **common)
 
     class AnnouncingServer(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -242,7 +286,65 @@ def serve_forever(
                 on_listening(url)  # only now: the socket is served
 
     try:
-        AnnouncingServer(config).run(sockets=[sock])
+        AnnouncingServer(uv_config).run(sockets=[sock])
     finally:
-        sock.close()
         store.close()
+
+
+def _serve_many(
+    config: ServerConfig,
+    sock: socket.socket,
+    url: str,
+    workers: int,
+    common: dict[str, Any],
+    on_listening: Callable[[str], None] | None,
+) -> None:
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    # Workers inherit these; the environment is readable only by this user (argv is not).
+    os.environ.update(config.to_env())
+    uv_config = uvicorn.Config(
+        FACTORY,
+        factory=True,
+        workers=workers,
+        lifespan="on",
+        **common,
+    )
+
+    class AnnouncingSupervisor(Multiprocess):
+        announced = False
+
+        def init_processes(self) -> None:
+            super().init_processes()
+            for process in self.processes:
+                if not process.wait_until_ready(WORKER_START_TIMEOUT_S, self.should_exit):
+                    self.should_exit.set()
+                    return
+            self.announced = True
+            if on_listening is not None:
+                on_listening(url)
+
+    supervisor = AnnouncingSupervisor(uv_config, sockets=[sock])
+    supervisor.run()
+    if not supervisor.announced and not supervisor.signal_queue:
+        # Without this the command would end with status 0 and nothing said.
+        raise ServerStartError(f"the team server's {workers} workers did not all start")
+
+
+def _metrics_folder() -> tuple[str, bool]:
+    """prometheus_client's multiprocess folder: the given one emptied, or a private one."""
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if given:
+        folder = Path(given)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for stale in folder.glob("*.db"):  # samples of an earlier run's processes
+                stale.unlink(missing_ok=True)
+        except OSError as exc:  # not the socket's fault, so not "cannot listen"
+            reason = exc.strerror or str(exc)
+            raise ConfigError(f"cannot use PROMETHEUS_MULTIPROC_DIR {given}: {reason}") from None
+        return given, False
+    made = tempfile.mkdtemp(prefix="workbench-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    return made, True

@@ -12,8 +12,8 @@ from workbench.engine.context.thresholds import (
     should_auto_compact,
     token_warning_state,
 )
-from workbench.engine.profiles import BehaviourProfile, current, legacy, newest_profile, profile_for
-from workbench.engine.profiles.ranges import RULE_CHANGES, RuleChange
+from workbench.engine.profiles import BehaviourProfile, build, newest_profile, profile_for
+from workbench.engine.profiles.timeline import TIMELINE, Change, Timeline
 
 CURRENT = profile_for("2.1.332")
 LEGACY = profile_for("2.1.88")
@@ -22,10 +22,19 @@ LEGACY = profile_for("2.1.88")
 # --- choosing the rules ---------------------------------------------------------------------------
 
 
-def test_every_family_has_a_change_range_and_both_behaviours():
+def test_every_rule_belongs_to_one_family_and_every_family_is_built():
     profile_fields = {f.name for f in dataclasses.fields(BehaviourProfile)}
-    assert set(legacy.FAMILIES) == set(current.FAMILIES) == set(RULE_CHANGES)
-    assert len(RULE_CHANGES) == len(profile_fields - {"version", "behaviours", "uncertain"})
+    families = profile_fields - {"version", "behaviours", "uncertain", "values"}
+    assert len(build.FAMILIES) == len(families)
+    used = [rule for rules, _ in build.FAMILIES.values() for rule in rules]
+    assert sorted(used) == sorted(TIMELINE)
+    assert all(TIMELINE[r].family == f for f, (rules, _) in build.FAMILIES.items() for r in rules)
+
+
+def test_changes_are_in_release_order():
+    for name, rule in TIMELINE.items():
+        points = [tuple(map(int, v.split("."))) for c in rule.changes for v in c[:2]]
+        assert points == sorted(points), name
 
 
 @pytest.mark.parametrize(
@@ -35,7 +44,7 @@ def test_every_family_has_a_change_range_and_both_behaviours():
         ("2.1.39", "2.1.88", False),
         ("2.1.88", "2.1.88", False),
         ("2.1.332", "2.1.332", False),
-        ("2.1.200", "2.1.332", True),  # between the observed releases: not pinned yet
+        ("2.1.200", "mixed", True),  # dream and observability: not bisected
         ("2.2.0", "2.1.332", False),
     ],
 )
@@ -47,15 +56,51 @@ def test_releases_get_the_rules_of_their_side_of_each_change(version, name, unce
         assert any("not known yet" in note for note in profile.notes())
 
 
-def test_a_narrowed_range_is_all_it_takes(monkeypatch):
-    # What the oracle's bisection does: move one boundary; only that family flips.
-    monkeypatch.setitem(RULE_CHANGES, "compact-window", RuleChange("2.1.250", "2.1.251", "x"))
+@pytest.mark.parametrize(
+    ("rule", "before", "at", "value"),
+    [
+        ("k-suffix", "2.1.88", "2.1.89", True),
+        ("window-floor", "2.1.88", "2.1.89", 100_000),
+        ("first-response", "2.1.152", "2.1.153", False),
+        ("no-threshold-models", "2.1.152", "2.1.153", True),
+        ("reactive-compaction", "2.1.152", "2.1.153", True),
+        ("partial-compaction", "2.1.152", "2.1.153", True),
+        ("memory-file-format", "2.1.138", "2.1.139", True),
+        ("estimate-padding", "2.1.139", "2.1.140", True),
+        ("memory-prompt-shape", "2.1.153", "2.1.154", True),
+        ("project-auto-memory-directory", "2.1.156", "2.1.157", True),
+        ("nfd-project-folder", "2.1.159", "2.1.160", True),
+        ("project-dir-name", "2.1.233", "2.1.234", True),
+        ("truncation-warning-detail", "2.1.267", "2.1.268", True),
+        ("index-cleaning", "2.1.283", "2.1.284", True),
+    ],
+)
+def test_each_rule_changes_in_the_release_the_bisection_found(rule, before, at, value):
+    values = dict(profile_for(before).values)
+    assert values[rule] == TIMELINE[rule].initial != value
+    assert dict(profile_for(at).values)[rule] == value
+    assert rule not in profile_for(at).uncertain
+
+
+def test_rules_with_several_changes_follow_each(monkeypatch):
+    seen = [dict(profile_for(v).values)["blocking-override"] for v in ("2.1.121", "2.1.122")]
+    seen += [dict(profile_for(v).values)["blocking-override"] for v in ("2.1.153", "2.1.163")]
+    assert seen == ["blocks", "compacts", "ignored", "compacts"]
+    defaults = [profile_for(v).models.default_model for v in ("2.1.128", "2.1.154", "2.1.280")]
+    assert defaults == ["claude-sonnet-4-6", "claude-opus-4-8", "claude-opus-5-5"]
+
+
+def test_a_moved_change_is_all_it_takes(monkeypatch):
+    # What the oracle's bisection does: move one change; only that rule follows.
+    rule = TIMELINE["k-suffix"]
+    moved = Timeline(rule.family, rule.what, rule.initial, (Change("2.1.250", "2.1.251", True),))
+    monkeypatch.setitem(TIMELINE, "k-suffix", moved)
     profile_for.cache_clear()
     try:
         mid = profile_for("2.1.200")
-        assert mid.compact_window == legacy.COMPACT_WINDOW
-        assert mid.models == current.MODELS and mid.name == "mixed"
-        assert "compact-window" not in mid.uncertain and "models" in mid.uncertain
+        assert mid.compact_window.suffixes is False and mid.compact_window.floor == 100_000
+        assert dict(mid.behaviours)["compact-window"].startswith("as of")
+        assert profile_for("2.1.251").compact_window is CURRENT.compact_window
     finally:
         profile_for.cache_clear()
 
@@ -176,9 +221,12 @@ def test_no_client_side_blocking_without_a_threshold():
 
 def test_unknown_models_are_named_not_guessed_silently():
     new = compute_thresholds("claude-mystery-9", env={}, profile=CURRENT)
-    assert not new.model_listed and "not in the 2.1.332 table" in new.notes[0]
+    assert not new.model_listed and "not in this release's table" in new.notes[0]
+    # From 2.1.323 a model the release does not know gets the 1M window (observed).
+    assert new.context_window == 1_000_000 and new.autocompact == 967_000
     old = compute_thresholds("claude-mystery-9", env={}, profile=LEGACY)
-    assert not old.model_listed and "not a model 2.1.88 knows" in old.notes[0]
+    assert not old.model_listed and "not a model this release knows" in old.notes[0]
+    assert old.autocompact == 167_000
     assumed = compute_thresholds("claude-3-7-sonnet-20250219", env={}, profile=CURRENT)
     assert assumed.model_listed and assumed.model_known_from == "assumed" and assumed.notes
 

@@ -95,3 +95,37 @@ def test_the_index_report_follows_the_release(tmp_path: Path):
     assert "\r" in reports["2.1.88"].loaded_content
     assert "\r" not in reports["2.1.332"].loaded_content
     assert "The cut falls at line" in (reports["2.1.332"].warning or "")
+
+
+# --- cleaning after the cut (2.1.284 on) -------------------------------------------------------
+
+
+def test_cleaning_starts_in_the_release_the_bisection_found():
+    text = "- [A](a.md) — one\u200b\n- [B](b.md) — two\x1f"
+    before = truncate_entrypoint(text, profile_for("2.1.283").index)
+    after = truncate_entrypoint(text, profile_for("2.1.284").index)
+    assert before.loaded == text
+    assert after.loaded == "- [A](a.md) — one\n- [B](b.md) — two"
+
+
+def test_invisible_characters_count_toward_the_limit_then_go():
+    # 150 lines of 24,939 units; a U+0001 at the end of each makes them 25,089.
+    lines = [line + "\x01" for line in _index_of_length(24_939)]
+    cut = truncate_entrypoint("\n".join(lines), CURRENT.index)
+    assert cut.length == 25_089 and cut.length_truncated and cut.kept_lines == 149
+    assert "\x01" not in cut.loaded and cut.loaded.count("\n") == 148
+
+
+def test_line_separators_become_line_breaks_after_the_line_gate():
+    lines = [f"- [E{i}](e{i}.md) — part one\u2028part two" for i in range(150)]
+    cut = truncate_entrypoint("\n".join(lines), CURRENT.index)
+    assert not cut.truncated  # 150 lines as written, under the 200-line gate
+    assert cut.loaded.count("\n") == 299 and "\u2028" not in cut.loaded
+
+
+def test_a_lone_cr_ends_a_line_and_the_trim_runs_again():
+    text = "\x01\u200b  \n- [A](a.md) — one\r- [B](b.md) — two\u00a0\u2028\u0085"
+    loaded = truncate_entrypoint(text, CURRENT.index).loaded
+    assert loaded == "- [A](a.md) — one\n- [B](b.md) — two"
+    kept = "tab\there, joiners a\u200db\u200cc, emoji \u2764\ufe0f, accent e\u0301"
+    assert truncate_entrypoint(kept, CURRENT.index).loaded == kept

@@ -136,3 +136,32 @@ def test_an_nfd_folder_is_keyed_on_its_raw_name_by_the_current_release(tmp_path:
     old = _locations(tmp_path, folder, LEGACY)
     assert old.sanitized_project.endswith("caf-")  # NFC: é is one unit
     assert any("exits in such a folder" in note for note in old.notes)
+
+
+# --- the releases each path rule changed in (bisected) -----------------------------------------
+
+
+def test_project_settings_count_from_2_1_157(tmp_path: Path, project: Path):
+    _write_json(project / ".claude" / "settings.json", {"autoMemoryDirectory": "~/team-mem"})
+    before = _locations(tmp_path, project, profile_for("2.1.156"))
+    after = _locations(tmp_path, project, profile_for("2.1.157"))
+    assert before.memory_dir_source == "default"
+    assert after.memory_dir_source == "projectSettings"
+
+
+def test_project_dir_name_counts_from_2_1_234(tmp_path: Path, project: Path):
+    env = _env(tmp_path, CLAUDE_CODE_PROJECT_DIR_NAME="shop")
+    before = _locations(tmp_path, project, profile_for("2.1.233"), env=env)
+    after = _locations(tmp_path, project, profile_for("2.1.234"), env=env)
+    assert before.project_dir_name == sanitize_path(str(project))
+    assert after.project_dir_name == "shop"
+
+
+def test_an_nfd_folder_runs_from_2_1_160(tmp_path: Path):
+    raw = unicodedata.normalize("NFD", "café")
+    folder = tmp_path / raw
+    (folder / ".git").mkdir(parents=True)
+    before = _locations(tmp_path, folder, profile_for("2.1.159"))
+    after = _locations(tmp_path, folder, profile_for("2.1.160"))
+    assert any("exits in such a folder" in note for note in before.notes)
+    assert after.notes == () and after.sanitized_project.endswith("cafe-")

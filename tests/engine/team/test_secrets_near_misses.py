@@ -187,9 +187,11 @@ def test_azure_needs_its_own_boundaries():
 
 
 def test_openai_project_key_must_end_in_a_word_character():
-    token = make_token("openai-api-key", 2)
-    while token.startswith("sk-") and "-" not in token[3:8]:  # want a project-style key
-        token = make_token("openai-api-key", hash(token) % 1000)
+    # The first seed that gives a project-style key. (Re-seeding from `hash(token)` varied with
+    # the process's hash seed and could cycle through non-project keys forever.)
+    token = next(
+        t for t in (make_token("openai-api-key", seed) for seed in range(1000)) if "-" in t[3:8]
+    )
     assert "openai-api-key" in ids(f"k {token} k")
     assert "openai-api-key" not in ids(f"k {token[:-1]}- k")
 

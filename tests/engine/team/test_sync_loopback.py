@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import random
-import sqlite3
 import string
 from pathlib import Path
 
 import pytest
+from pgserver import stored_texts
 
 from workbench.engine import Engine
 from workbench.engine.team.sync_client import TeamSyncClient
@@ -23,8 +23,9 @@ OTHER_TOKEN = "-".join(["loopback", "other", "token"])
 
 
 @pytest.fixture
-def server(tmp_path: Path):
-    with TeamServer(tmp_path / "server.sqlite3", {TOKEN: "acme"}, max_entries=50) as srv:
+def server(team_db):
+    # Every sync test here runs against both stores (team_db is parametrized).
+    with TeamServer(team_db("server"), {TOKEN: "acme"}, max_entries=50) as srv:
         yield srv
 
 
@@ -156,8 +157,8 @@ async def test_keys_a_teammate_pushed_identically_drop_out_after_a_conflict(serv
     assert server.stats.put_entries == 3  # the refused PUT carried both, the retry only c.md
 
 
-async def test_413_teaches_max_entries_and_suppresses_until_a_delete(tmp_path, alice):
-    with TeamServer(tmp_path / "small.sqlite3", {TOKEN: "acme"}, max_entries=5) as small:
+async def test_413_teaches_max_entries_and_suppresses_until_a_delete(team_db, alice):
+    with TeamServer(team_db("small"), {TOKEN: "acme"}, max_entries=5) as small:
         for i in range(7):
             alice.write(f"m{i}.md", f"memory {i}\n")
         async with alice.client(small) as client:
@@ -275,8 +276,7 @@ async def test_push_skips_secrets_and_files_over_250000_bytes(server, alice, tmp
     assert token not in payload
     assert token not in state_file.read_text(encoding="utf-8")
     server.stop()
-    with sqlite3.connect(server.db_path) as db:
-        stored = " ".join(row[0] for row in db.execute("SELECT content FROM entries"))
+    stored = " ".join(stored_texts(server.database.location))
     assert token not in stored and "creds.md" not in stored
 
 

@@ -355,6 +355,7 @@ class GaugeReport:
             "reactive_compaction": t.reactive_compaction,
             "model_listed": t.model_listed,
             "model_known_from": t.model_known_from,
+            "estimate_padding": t.estimate_padding,
             "notes": list(t.notes),
             "used": self.used,
             "used_method": self.used_method,

@@ -65,6 +65,14 @@ class ContextMeter:
         return self.usage_total + self.since_anchor
 
     @property
+    def padded_count(self) -> int:
+        """The count with the estimated part padded by 4/3, rounded up: what newer releases
+        compare with the threshold for newer models (their `preTokens` records `count`)."""
+        if self.usage is None:
+            return -(-self.all_tokens * 4 // 3)
+        return self.usage_total + -(-self.since_anchor * 4 // 3)
+
+    @property
     def method(self) -> str:
         """`usage`, `usage+estimate` or `estimate` (no usage since the boundary)."""
         if self.usage is None:

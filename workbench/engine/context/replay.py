@@ -272,7 +272,9 @@ def replay_rows(
     current_id: str | None = None
     current_turn: dict[str, Any] | None = None
     model = default_model
-    slack = claude.profile.partial.pre_tokens_below_trigger if claude else 0
+    # From 2.1.153 no auto-compaction follows a session's first reply (the check runs from
+    # the second on); 2.1.88 checks before every call.
+    first_reply_fires = claude.profile.auto_compact.checks_after_first_reply if claude else True
 
     def close_turn() -> None:
         nonlocal current_turn, segment_fire
@@ -285,7 +287,7 @@ def replay_rows(
 
     index = -1
     # A recorded compaction's facts, judged once the turns after it are known (`_judge`).
-    pending: list[tuple[Entry, str | None, int | None, int, Thresholds, int | None]] = []
+    pending: list[tuple[Entry, str | None, int | None, int, Thresholds, int | None, int]] = []
     command_after: list[bool] = []
     lookahead = 0
     for index, (line_no, raw) in enumerate(rows):  # noqa: B007 - index is used after the loop
@@ -301,9 +303,12 @@ def replay_rows(
             meta = meta if isinstance(meta, _MAP) else {}
             ladder = thresholds_for(model)
             estimate = meter.count
+            slack = meter.padded_count - estimate if ladder.estimate_padding else 0
             trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
             recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
-            pending.append((Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire))
+            pending.append(
+                (Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire, slack)
+            )
             command_after.append(False)
             lookahead = _COMMAND_LOOKAHEAD
             meter.add(raw)
@@ -323,7 +328,12 @@ def replay_rows(
                     model = inner["model"]
                 ladder = thresholds_for(model)
                 before = meter.count
-                fires = ladder.auto_compact_enabled and before >= ladder.autocompact
+                checked = meter.padded_count if ladder.estimate_padding else before
+                fires = (
+                    ladder.auto_compact_enabled
+                    and checked >= ladder.autocompact
+                    and (first_reply_fires or len(turns) >= 2)
+                )
                 uuid = raw.get("uuid")
                 stamp = raw.get("timestamp")
                 current_turn = {
@@ -348,7 +358,20 @@ def replay_rows(
             meter.add(raw, usage=None)
     close_turn()
     for inputs, by_command in zip(pending, command_after, strict=True):
-        compactions.append(_judge(*inputs, turns, by_command=by_command, slack=slack))
+        entry, trigger, recorded, estimate, ladder, segment_fire, slack = inputs
+        compactions.append(
+            _judge(
+                entry,
+                trigger,
+                recorded,
+                estimate,
+                ladder,
+                segment_fire,
+                turns,
+                by_command=by_command,
+                slack=slack,
+            )
+        )
 
     # Crossings in segments that no recorded auto-compaction closed.
     recorded_segments = {
@@ -496,7 +519,7 @@ def _auto_note(
     if not fires_here:
         return f"stays below the threshold here: {head}"
     if margin < 0:
-        head += f", within the {slack:,} tokens Claude Code may record under its trigger"
+        head += f", within the {slack:,} tokens Claude Code's padded check counts beyond its record"
     if not matches:
         return f"fires here, but the estimate is off: {head}"
     return f"fires here: {head}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,8 @@ from workbench.engine.context.thresholds import GlobalConfig, Thresholds, comput
 from workbench.engine.errors import NotFoundError, UserInputError
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction_log import CompactionLog
     from workbench.engine.context.follow import TranscriptFollower
@@ -443,7 +444,7 @@ class ContextService:
             template=template,
             last_summarized_uuid=last_summarized,
             transcript_path=loaded.path,
-            now=now or datetime.now(tz=UTC),
+            now=now or _now(),
             project_root=loc.project_root,
             excluded_paths=self._memory_file_paths(),
             plan_dir=os.path.join(loc.config_home, "plans"),
@@ -519,3 +520,9 @@ def _read_optional(path: str) -> str | None:
         )
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _now() -> datetime:
+    from datetime import UTC, datetime
+
+    return datetime.now(tz=UTC)

@@ -133,6 +133,8 @@ class Thresholds:
     """`source`, `observed` or `assumed` (carried over from 2.1.88 without observation)."""
     notes: tuple[str, ...] = ()
     """What the user should know about these numbers (unknown models, no threshold, …)."""
+    estimate_padding: bool = False
+    """The release's check pads the estimate after the last usage by 4/3 for this model."""
 
     @property
     def warning_base(self) -> int:
@@ -156,6 +158,7 @@ class Thresholds:
             "blocking_enabled": self.blocking_enabled,
             "model_listed": self.model_listed,
             "model_known_from": self.model_known_from,
+            "estimate_padding": self.estimate_padding,
             "notes": list(self.notes),
             "overrides": [asdict(o) for o in self.overrides],
         }
@@ -305,13 +308,26 @@ def compute_thresholds(
     base = autocompact if enabled else effective
 
     blocking = positive_int(env, "CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE")
+    effect = f"blocking at {blocking:,}" if blocking else "invalid, ignored"
+    mode = profile.auto_compact.blocking_override
+    if blocking is not None and enabled and mode == "ignored":
+        # 2.1.153–2.1.162: with auto-compact on the override neither blocks nor compacts.
+        blocking, effect = None, "no effect while auto-compact is on in this release"
+    elif blocking is not None and enabled and mode == "compacts":
+        # From 2.1.122 (but for 2.1.153–2.1.162) it compacts there instead of blocking.
+        if blocking < autocompact:
+            autocompact = blocking
+            base = autocompact
+            effect = f"auto-compact at {blocking:,} (it compacts there instead of blocking)"
+        else:
+            effect = f"blocking at {blocking:,}"
     if env.get("CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE") is not None:
         overrides.append(
             EnvOverride(
                 "CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE",
                 env["CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE"],
                 blocking is not None,
-                f"blocking at {blocking:,}" if blocking else "invalid, ignored",
+                effect,
             )
         )
     # With auto-compact on but no threshold, 2.1.332 does not block on the client side (an
@@ -354,6 +370,7 @@ def compute_thresholds(
         model_listed=facts.listed,
         model_known_from=facts.row.known_from,
         notes=tuple(notes),
+        estimate_padding=facts.row.estimate_padding,
     )
 
 

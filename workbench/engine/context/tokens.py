@@ -176,8 +176,18 @@ def rough_tokens_for_message(message: Any) -> int:
         return 0
     if kind == "attachment":
         attachment = raw.get("attachment")
-        if isinstance(attachment, _MAP):
-            return sum(rough_token_count(text) for text in attachment_api_texts(attachment))
+        if not isinstance(attachment, _MAP) or is_bookkeeping_attachment(attachment.get("type")):
+            return 0
+        rendered = raw.get("rendered")
+        if isinstance(rendered, list):
+            # Newer releases record the text the attachment became: estimate that, as
+            # Claude Code does (a token-total reminder is 22 tokens, not its JSON's 23).
+            return sum(
+                rough_token_count(part["content"])
+                for part in rendered
+                if isinstance(part, _MAP) and isinstance(part.get("content"), str)
+            )
+        return sum(rough_token_count(text) for text in attachment_api_texts(attachment))
     return 0
 
 

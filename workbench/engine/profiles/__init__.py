@@ -5,7 +5,7 @@ how `CLAUDE_CODE_AUTO_COMPACT_WINDOW` is read, path and settings rules, how MEMO
 the memory-file format, the memory prompt's shape, which transcript records are context,
 partial and reactive compaction, the automatic dream, and what could not be observed.
 Everything that computes one of these asks a `BehaviourProfile`; nothing else compares
-release numbers. Where each rule changed is data (`ranges.RULE_CHANGES`).
+release numbers. Where each rule changed is data (`timeline.TIMELINE`).
 
     profile = profile_for("2.1.332")
     profile.models.lookup("claude-sonnet-4-5").row.threshold_compaction   # False
@@ -17,14 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from workbench.engine.profiles import current, legacy
-from workbench.engine.profiles.ranges import (
-    NEW_BEHAVIOUR,
-    NEWEST_RELEASE,
-    OLD_BEHAVIOUR,
-    RULE_CHANGES,
-)
+from workbench.engine.profiles import build
 from workbench.engine.profiles.rules import (
+    AutoCompactRules,
     CompactWindowRules,
     DreamRules,
     IndexLoadRules,
@@ -39,6 +34,7 @@ from workbench.engine.profiles.rules import (
     SettingsRules,
     UnicodePathRules,
 )
+from workbench.engine.profiles.timeline import NEWEST_RELEASE, OLDEST, TIMELINE, Timeline
 from workbench.engine.profiles.versions import format_version, parse_version
 
 __all__ = [
@@ -49,7 +45,8 @@ __all__ = [
     "profile_for",
 ]
 
-_BEHAVIOURS = {OLD_BEHAVIOUR: legacy.FAMILIES, NEW_BEHAVIOUR: current.FAMILIES}
+OLD_BEHAVIOUR = OLDEST
+NEW_BEHAVIOUR = NEWEST_RELEASE
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,12 +56,16 @@ class BehaviourProfile:
     version: str
     """The release these rules are for."""
     behaviours: tuple[tuple[str, str], ...]
-    """(family, behaviour label) for every family: `2.1.88` or `2.1.332`."""
+    """(family, behaviour label) for every family: `2.1.88` or `2.1.332` when all its rules
+    have that release's values, else `as of X` (the last change it has)."""
     uncertain: tuple[str, ...]
-    """Families whose change point is not pinned down for this release (it lies between the
-    last release seen with the old behaviour and the first seen with the new one)."""
+    """Rules whose change point is not pinned down for this release (it lies between the
+    last release seen with the old value and the first seen with the new one)."""
+    values: tuple[tuple[str, object], ...]
+    """(rule, value) for every rule of the timeline."""
     models: ModelRules
     compact_window: CompactWindowRules
+    auto_compact: AutoCompactRules
     reactive: ReactiveRules
     partial: PartialCompactionRules
     settings: SettingsRules
@@ -100,7 +101,7 @@ class BehaviourProfile:
         if self.uncertain:
             out.append(
                 f"for Claude Code {self.version} it is not known yet whether these changed: "
-                + "; ".join(RULE_CHANGES[f].what for f in self.uncertain)
+                + "; ".join(TIMELINE[r].what for r in self.uncertain)
                 + f" (the {NEW_BEHAVIOUR} rules are assumed)"
             )
         if unobserved and self.observability.not_observed:
@@ -127,6 +128,7 @@ class BehaviourProfile:
             "name": self.name,
             "behaviours": dict(self.behaviours),
             "uncertain": list(self.uncertain),
+            "rules": {rule: _jsonable(value) for rule, value in self.values},
             "notes": self.notes(),
         }
 
@@ -138,37 +140,65 @@ def _key(version: str) -> tuple[int, int, int]:
     return parsed
 
 
+def _jsonable(value: object) -> object:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _value_at(rule: Timeline, release: tuple[int, int, int]) -> tuple[object, bool, str]:
+    """The rule's value in `release`, whether that is uncertain, and the release it dates
+    from (the first release seen with it)."""
+    value, uncertain, since = rule.initial, False, OLDEST
+    for change in rule.changes:
+        if release <= _key(change.last_old):
+            break
+        value, since = change.value, change.first_new
+        uncertain = release < _key(change.first_new)
+    return value, uncertain, since
+
+
 @lru_cache(maxsize=64)
 def profile_for(version: str) -> BehaviourProfile:
-    """The rules of Claude Code `version` (X.Y.Z), family by family."""
+    """The rules of Claude Code `version` (X.Y.Z), rule by rule from the timeline."""
     release = _key(version)
-    behaviours: list[tuple[str, str]] = []
+    values: dict[str, object] = {}
+    since: dict[str, str] = {}
     uncertain: list[str] = []
-    for family, change in RULE_CHANGES.items():
-        if release <= _key(change.last_old):
-            behaviours.append((family, OLD_BEHAVIOUR))
+    for name, rule in TIMELINE.items():
+        values[name], unsure, since[name] = _value_at(rule, release)
+        if unsure:
+            uncertain.append(name)
+    families: dict[str, object] = {}
+    behaviours: list[tuple[str, str]] = []
+    for family, (rules, make) in build.FAMILIES.items():
+        families[family] = make(*(values[r] for r in rules))
+        newest = {_value_at(TIMELINE[r], _key(NEWEST_RELEASE))[0] == values[r] for r in rules}
+        oldest = {TIMELINE[r].initial == values[r] for r in rules}
+        if oldest == {True}:
+            label = OLD_BEHAVIOUR
+        elif newest == {True}:
+            label = NEW_BEHAVIOUR
         else:
-            behaviours.append((family, NEW_BEHAVIOUR))
-            if release < _key(change.first_new):
-                uncertain.append(family)
-    rules = {family: _BEHAVIOURS[label][family] for family, label in behaviours}
+            label = "as of " + max((since[r] for r in rules), key=_key)
+        behaviours.append((family, label))
     return BehaviourProfile(
         version=format_version(release),
         behaviours=tuple(behaviours),
         uncertain=tuple(uncertain),
-        models=rules["models"],  # type: ignore[arg-type]
-        compact_window=rules["compact-window"],  # type: ignore[arg-type]
-        reactive=rules["reactive-compaction"],  # type: ignore[arg-type]
-        partial=rules["partial-compaction"],  # type: ignore[arg-type]
-        settings=rules["settings"],  # type: ignore[arg-type]
-        project_dir=rules["project-dir-name"],  # type: ignore[arg-type]
-        unicode=rules["unicode-paths"],  # type: ignore[arg-type]
-        index=rules["index-loading"],  # type: ignore[arg-type]
-        memory_files=rules["memory-files"],  # type: ignore[arg-type]
-        prompt=rules["memory-prompt"],  # type: ignore[arg-type]
-        records=rules["transcript-records"],  # type: ignore[arg-type]
-        dream=rules["auto-dream"],  # type: ignore[arg-type]
-        observability=rules["observability"],  # type: ignore[arg-type]
+        values=tuple(values.items()),
+        models=families["models"],  # type: ignore[arg-type]
+        compact_window=families["compact-window"],  # type: ignore[arg-type]
+        auto_compact=families["auto-compact"],  # type: ignore[arg-type]
+        reactive=families["reactive-compaction"],  # type: ignore[arg-type]
+        partial=families["partial-compaction"],  # type: ignore[arg-type]
+        settings=families["settings"],  # type: ignore[arg-type]
+        project_dir=families["project-dir-name"],  # type: ignore[arg-type]
+        unicode=families["unicode-paths"],  # type: ignore[arg-type]
+        index=families["index-loading"],  # type: ignore[arg-type]
+        memory_files=families["memory-files"],  # type: ignore[arg-type]
+        prompt=families["memory-prompt"],  # type: ignore[arg-type]
+        records=families["transcript-records"],  # type: ignore[arg-type]
+        dream=families["auto-dream"],  # type: ignore[arg-type]
+        observability=families["observability"],  # type: ignore[arg-type]
     )
 
 

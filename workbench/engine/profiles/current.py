@@ -20,7 +20,6 @@ from workbench.engine.profiles.rules import (
     IndexLoadRules,
     MemoryFileRules,
     ModelRow,
-    ModelRules,
     ObservabilityRules,
     PartialCompactionRules,
     ProjectDirRules,
@@ -48,7 +47,8 @@ def _no_threshold(match: str, default: int, upper: int) -> ModelRow:
     )
 
 
-def _assumed(row: ModelRow) -> ModelRow:
+def assumed(row: ModelRow) -> ModelRow:
+    """A 2.1.88 row carried over to a newer release without having been observed there."""
     return ModelRow(
         row.match,
         row.window,
@@ -59,79 +59,138 @@ def _assumed(row: ModelRow) -> ModelRow:
     )
 
 
-_LEGACY_ROWS = {row.match: row for row in legacy.OUTPUT_ROWS}
+OBSERVED_ROWS = {
+    "opus-4-6": ModelRow("opus-4-6", WINDOW_200K, 64_000, 128_000, known_from="observed"),
+    "sonnet-4-6": ModelRow("sonnet-4-6", WINDOW_200K, 32_000, 128_000, known_from="observed"),
+    "opus-4-5": _no_threshold("opus-4-5", 32_000, 64_000),
+    "sonnet-4-5": _no_threshold("sonnet-4-5", 32_000, 64_000),
+    "haiku-4-5": _no_threshold("haiku-4-5", 32_000, 64_000),
+    "3-5-haiku": _no_threshold("3-5-haiku", 8_192, 8_192),
+}
+"""2.1.88's rows as observed on 2.1.332 (from 2.1.153 the 4-5 models lost their threshold)."""
 
-MODELS = ModelRules(
-    default_model="claude-opus-5-5",
-    default_model_known_from="observed",
-    aliases={
-        "sonnet": "claude-sonnet-5-5",
-        "opus": "claude-opus-5-5",
-        "haiku": "claude-haiku-4-5-20251001",
-        "sonnet[1m]": "claude-sonnet-5-5[1m]",
-        "opus[1m]": "claude-opus-5-5[1m]",
-    },
-    aliases_known_from="assumed",
-    canonical_names=("claude-opus-5-5", "claude-sonnet-5-5", *legacy.CANONICAL_NAMES),
-    rows=(
-        ModelRow(
-            "opus-5-5",
-            WINDOW_1M,
-            128_000,
-            128_000,
-            known_from="observed",
-            note="its upper output limit was not observed",
-        ),
-        ModelRow(
-            "sonnet-5-5",
-            WINDOW_1M,
-            64_000,
-            128_000,
-            known_from="observed",
-            note="its output limits were not observed (the 20,000 reserve was)",
-        ),
-        ModelRow("opus-4-6", WINDOW_200K, 64_000, 128_000, known_from="observed"),
-        ModelRow("sonnet-4-6", WINDOW_200K, 32_000, 128_000, known_from="observed"),
-        _no_threshold("opus-4-5", 32_000, 64_000),
-        _no_threshold("sonnet-4-5", 32_000, 64_000),
-        _no_threshold("haiku-4-5", 32_000, 64_000),
-        _no_threshold("3-5-haiku", 8_192, 8_192),
-        *(
-            _assumed(_LEGACY_ROWS[name])
-            for name in (
-                "sonnet-4",
-                "haiku-4",
-                "opus-4-1",
-                "opus-4",
-                "claude-3-opus",
-                "claude-3-sonnet",
-                "claude-3-haiku",
-                "3-5-sonnet",
-                "3-7-sonnet",
-            )
-        ),
+UNCHANGED_ROWS = (
+    "sonnet-4",
+    "haiku-4",
+    "opus-4-1",
+    "opus-4",
+    "claude-3-opus",
+    "claude-3-sonnet",
+    "claude-3-haiku",
+    "3-5-sonnet",
+    "3-7-sonnet",
+)
+"""2.1.88 rows nobody observed on a newer release (kept, marked assumed)."""
+
+
+def _newer(match: str, default: int, upper: int, note: str | None = None) -> ModelRow:
+    return ModelRow(match, WINDOW_1M, default, upper, known_from="observed", note=note)
+
+
+NEWER_ORDER = ("sonnet-5-5", "haiku-5-5", "opus-4-7", "opus-4-8", "opus-5", "sonnet-5")
+"""Checked in this order, after claude-opus-5-5 (`opus-5` is a prefix of `opus-5-5`)."""
+NEWER_ROWS = {
+    "sonnet-5-5": _newer("sonnet-5-5", 128_000, 128_000, "its upper output limit was not observed"),
+    "haiku-5-5": _newer("haiku-5-5", 128_000, 128_000, "its upper output limit was not observed"),
+    "opus-4-7": _newer("opus-4-7", 64_000, 128_000, "its upper output limit was not observed"),
+    "opus-4-8": _newer("opus-4-8", 64_000, 128_000, "its upper output limit was not observed"),
+    "opus-5": _newer("opus-5", 64_000, 128_000, "its upper output limit was not observed"),
+    "sonnet-5": ModelRow(
+        "sonnet-5",
+        WINDOW_1M,
+        128_000,
+        128_000,
+        known_from="assumed",
+        note="not observed: assumed to behave like claude-sonnet-5-5",
     ),
-    fallback=ModelRow(
+}
+"""Models newer than 2.1.88, as observed on 2.1.332: a 1M window, compaction by threshold at
+967,000 (the windows in the releases between were probed for claude-opus-5-5 only)."""
+NEWER_NAMES = (
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+    "claude-opus-4-8",
+    "claude-opus-4-7",
+    "claude-opus-5",
+    "claude-sonnet-5",
+)
+"""Canonical names the newer releases add (specific names before their prefixes)."""
+
+
+def newer_row(match: str, window: str) -> ModelRow:
+    """A newer model's row with a `1m` window (2.1.285 on) or a `200k` one (before)."""
+    row = NEWER_ROWS[match]
+    if window == "1m":
+        return row
+    return ModelRow(
+        match,
+        WINDOW_200K,
+        row.default_output,
+        row.upper_output,
+        known_from="assumed",
+        note="a 200,000 window, as claude-opus-5-5 had in this release (assumed alike)",
+    )
+
+
+def opus_5_5_row(window: str) -> ModelRow:
+    """claude-opus-5-5 with a `200k` (2.1.219–2.1.284) or a `1m` window (2.1.285 on)."""
+    if window == "200k":
+        return ModelRow(
+            "opus-5-5",
+            WINDOW_200K,
+            64_000,
+            64_000,
+            known_from="observed",
+            note="a 200,000 window in this release; its output limits were not observed",
+        )
+    return ModelRow(
+        "opus-5-5",
+        WINDOW_1M,
+        128_000,
+        128_000,
+        known_from="observed",
+        note="its upper output limit was not observed",
+    )
+
+
+def fallback_row(rule: str) -> ModelRow:
+    """What a release does with a model it does not know: `200k` (compaction by threshold on
+    the default window), `none` (2.1.153–2.1.222: no threshold compaction) or `1m`
+    (2.1.323 on: the 1M window's threshold, observed at 967,000)."""
+    if rule == "1m":
+        return ModelRow(
+            "",
+            WINDOW_1M,
+            32_000,
+            64_000,
+            known_from="observed",
+            note="not in this release's table: it gets a 1,000,000 window",
+        )
+    if rule == "none":
+        return ModelRow(
+            "",
+            WINDOW_200K,
+            32_000,
+            64_000,
+            threshold_compaction=False,
+            known_from="observed",
+            note="not in this release's table: it is not compacted by threshold",
+        )
+    return ModelRow(
         "",
         WINDOW_200K,
         32_000,
         64_000,
-        known_from="assumed",
-        note=(
-            "not in the 2.1.332 table: the gauge assumes 2.1.88's rule for unknown models "
-            "(200,000 window, compaction by threshold)"
-        ),
-    ),
-    window_override_enables_threshold=True,
-    blocking_without_threshold=False,
-)
+        note="not a model this release knows: it gets the default window and output limits",
+    )
+
 
 COMPACT_WINDOW = CompactWindowRules(suffixes=True, floor=100_000)
 REACTIVE = ReactiveRules(compacts_on_prompt_too_long=True)
 PARTIAL = PartialCompactionRules(
     keeps_recent_messages=True,
     manual_writes_summary_transcript=False,
-    pre_tokens_below_trigger=6,
     notes=(
         "how many of the latest messages stay verbatim after the summary was not observed",
         "the summary starts with a block listing the tools used before it",
@@ -156,8 +215,7 @@ PROJECT_DIR = ProjectDirRules(
 )
 UNICODE = UnicodePathRules(nfc_project_root=False, runs_in_non_nfc_folder=True)
 INDEX = IndexLoadRules(
-    folds_crlf=True,
-    trims_unit_separator=True,
+    cleans_text=True,
     warning_quotes_cut=True,
     notes=("how much of the first cut line the warning quotes was not measured",),
 )
@@ -199,19 +257,3 @@ OBSERVABILITY = ObservabilityRules(
         "time-based micro-compaction": "2.1.88's gap and keep-recent rules",
     }
 )
-
-FAMILIES = {
-    "models": MODELS,
-    "compact-window": COMPACT_WINDOW,
-    "reactive-compaction": REACTIVE,
-    "partial-compaction": PARTIAL,
-    "settings": SETTINGS,
-    "project-dir-name": PROJECT_DIR,
-    "unicode-paths": UNICODE,
-    "index-loading": INDEX,
-    "memory-files": MEMORY_FILES,
-    "memory-prompt": PROMPT,
-    "transcript-records": RECORDS,
-    "auto-dream": DREAM,
-    "observability": OBSERVABILITY,
-}

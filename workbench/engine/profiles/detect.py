@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ from typing import Any
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.profiles import BehaviourProfile, profile_for
-from workbench.engine.profiles.ranges import NEWEST_RELEASE
+from workbench.engine.profiles.timeline import NEWEST_RELEASE
 from workbench.engine.profiles.versions import find_version, parse_version
 
 VERSION_ENV = "WORKBENCH_CLAUDE_VERSION"
@@ -230,7 +228,7 @@ class VersionResolver:
         command = self.env.get(COMMAND_ENV, "claude")
         if not command:
             return None
-        found = shutil.which(command, path=self.env.get("PATH", os.defpath))
+        found = _which(command, self.env.get("PATH", os.defpath))
         return os.path.realpath(found) if found else None
 
     @property
@@ -277,8 +275,32 @@ class VersionResolver:
 _MISSING: Any = object()
 
 
+def _which(command: str, path: str) -> str | None:
+    """`shutil.which`, without importing shutil (and its compression modules) on POSIX,
+    where the status line and hooks look `claude` up on every call."""
+    if os.name != "posix":
+        import shutil
+
+        return shutil.which(command, path=path)
+    if os.path.dirname(command):
+        return command if _is_executable(command) else None
+    if not path:
+        return None
+    for folder in path.split(os.pathsep):
+        candidate = os.path.join(folder, command)
+        if _is_executable(candidate):
+            return candidate
+    return None
+
+
+def _is_executable(path: str) -> bool:
+    return os.path.exists(path) and os.access(path, os.X_OK) and not os.path.isdir(path)
+
+
 def _ask(executable: str, env: Mapping[str, str]) -> str | None:
     """`claude --version`, bounded by a short timeout; None when it gives no version."""
+    import subprocess  # only when the answer is not cached: ~8 ms of every start otherwise
+
     try:
         out = subprocess.run(
             [executable, "--version"],

@@ -93,7 +93,7 @@ SETTINGS = SettingsRules(
 )
 PROJECT_DIR = ProjectDirRules(name_env=None)
 UNICODE = UnicodePathRules(nfc_project_root=True, runs_in_non_nfc_folder=False)
-INDEX = IndexLoadRules(folds_crlf=False, trims_unit_separator=False, warning_quotes_cut=False)
+INDEX = IndexLoadRules(cleans_text=False, warning_quotes_cut=False)
 MEMORY_FILES = MemoryFileRules(
     reads_type_at=("top-level",), writes_type_at="top-level", kebab_names=False, body_links=False
 )
@@ -101,19 +101,3 @@ PROMPT = PromptRules(style="sectioned")
 RECORDS = RecordRules(record_types=LEGACY_RECORD_TYPES, attachment_types=LEGACY_ATTACHMENT_TYPES)
 DREAM = DreamRules(gates_known=True)
 OBSERVABILITY = ObservabilityRules()
-
-FAMILIES = {
-    "models": MODELS,
-    "compact-window": COMPACT_WINDOW,
-    "reactive-compaction": REACTIVE,
-    "partial-compaction": PARTIAL,
-    "settings": SETTINGS,
-    "project-dir-name": PROJECT_DIR,
-    "unicode-paths": UNICODE,
-    "index-loading": INDEX,
-    "memory-files": MEMORY_FILES,
-    "memory-prompt": PROMPT,
-    "transcript-records": RECORDS,
-    "auto-dream": DREAM,
-    "observability": OBSERVABILITY,
-}
