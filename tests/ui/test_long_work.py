@@ -91,7 +91,7 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
     team_server,  # noqa: F811
     monkeypatch,
 ):
-    from workbench.engine.team.sync_client import TeamSyncClient
+    from workbench.engine.team.sync.client import TeamSyncClient
 
     real_put = TeamSyncClient._put
 

@@ -16,7 +16,7 @@ from tests.ui.harness import PaneHarness
 from workbench.engine.jsutil import js_iso
 from workbench.engine.team.secrets.redaction import redact
 from workbench.engine.team.secrets.scanner import find_secrets
-from workbench.engine.team.sync_models import KeyState, SkippedSecret, SyncStatus
+from workbench.engine.team.sync.models import KeyState, SkippedSecret, SyncStatus
 from workbench.ui.panes.team import SecretPreview, SyncProblem, TeamSyncPane, TeamSyncReport
 
 NOW_MS = 1_800_000_000_000

@@ -30,8 +30,8 @@ from workbench.engine.errors import UserInputError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import (
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.models import (
         Overwrite,
         PullResult,
         PushResult,

@@ -29,7 +29,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.engine.errors import OperationCancelled, UserInputError, WorkbenchError
 from workbench.engine.progress import Progress
-from workbench.engine.team.sync_models import PushResult
+from workbench.engine.team.sync.models import PushResult
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from workbench.engine import Engine
     from workbench.engine.team.secrets.scanner import SecretFinding
-    from workbench.engine.team.sync_models import PullResult, SyncStatus
+    from workbench.engine.team.sync.models import PullResult, SyncStatus
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -180,8 +180,8 @@ class LastSync:
 def build_team_report(engine: Engine) -> TeamSyncReport:
     """The offline status plus why sync is unavailable and the secret previews (blocking I/O)."""
     from workbench.engine.team.repo import resolve_repo
-    from workbench.engine.team.sync_config import SERVER_ENV, TOKEN_ENV, check_server_url
-    from workbench.engine.team.sync_local import read_local_entries
+    from workbench.engine.team.sync.config import SERVER_ENV, TOKEN_ENV, check_server_url
+    from workbench.engine.team.sync.local import read_local_entries
 
     problems: list[SyncProblem] = []
     repo: str | None = None
@@ -223,8 +223,8 @@ def build_team_report(engine: Engine) -> TeamSyncReport:
     if repo is not None and server_ok:
         status = engine.team.sync_status()
     else:
-        from workbench.engine.team.sync_client import build_status
-        from workbench.engine.team.sync_state import SyncState
+        from workbench.engine.team.sync.client import build_status
+        from workbench.engine.team.sync.state import SyncState
 
         team_dir = engine.locations.team_dir
         local = read_local_entries(team_dir, scanner=scanner)
@@ -974,7 +974,7 @@ class TeamSyncPane(Pane):
 
     @work(exclusive=True, group="sync", exit_on_error=False, description="Watching team memory")
     async def _run_watch(self) -> None:
-        from workbench.engine.team.sync_protocol import DEBOUNCE_SECONDS
+        from workbench.engine.team.sync.protocol import DEBOUNCE_SECONDS
         from workbench.engine.team.watcher import TeamWatcher
 
         client = await self._open_client("watch")
