@@ -18,7 +18,7 @@ from tests.ui.conftest import TEST_SETTINGS, build_project, fixed_now, long_inde
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.engine.agents.tools import StagedFile
-from workbench.engine.memory_models import (
+from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
     IndexReport,

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     from workbench.engine.agents.service import AgentService
     from workbench.engine.context.service import ContextService
     from workbench.engine.history import History
+    from workbench.engine.memories.store import MemoryStore
     from workbench.engine.profiles import BehaviourProfile
     from workbench.engine.profiles.detect import ResolvedVersion, VersionResolver
     from workbench.engine.recall.service import RecallService
-    from workbench.engine.store import MemoryStore
     from workbench.engine.team.service import TeamService
 
 
@@ -111,7 +111,7 @@ class Engine:
     @cached_property
     def memories(self) -> MemoryStore:
         """Memory files, the MEMORY.md index, lints and safe edits."""
-        from workbench.engine.store import MemoryStore
+        from workbench.engine.memories.store import MemoryStore
 
         return MemoryStore(self)
 

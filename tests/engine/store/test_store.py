@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from workbench.engine.errors import ConflictError, NotFoundError, RefusedWriteError, UserInputError
-from workbench.engine.frontmatter import parse_frontmatter
 from workbench.engine.jsutil import js_len
+from workbench.engine.memories.frontmatter import parse_frontmatter
 
 
 def _rules(entries, path):

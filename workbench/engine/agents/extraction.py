@@ -44,7 +44,7 @@ from workbench.engine.agents.prompt import (
 )
 from workbench.engine.agents.tools import Workspace, tool_definitions
 from workbench.engine.atomic import atomic_write_bytes
-from workbench.engine.scan import format_manifest, scan_memory_files
+from workbench.engine.memories.scan import format_manifest, scan_memory_files
 
 if TYPE_CHECKING:
     from workbench.engine.context.transcript import Transcript

@@ -13,13 +13,13 @@ import threading
 from dataclasses import dataclass
 from stat import S_ISREG
 
-from workbench.engine.frontmatter import (
+from workbench.engine.jsutil import js_iso
+from workbench.engine.memories.file_format import BOTH_LOCATIONS, read_type
+from workbench.engine.memories.frontmatter import (
     description_of,
     parse_frontmatter,
     read_head,
 )
-from workbench.engine.jsutil import js_iso
-from workbench.engine.memory_format import BOTH_LOCATIONS, read_type
 from workbench.engine.profiles.rules import TypeLocation
 from workbench.engine.userfiles import describe, pseudo_filesystems, refusal
 

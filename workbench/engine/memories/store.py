@@ -27,13 +27,22 @@ from workbench.engine.errors import (
     RefusedWriteError,
     UserInputError,
 )
-from workbench.engine.frontmatter import (
+from workbench.engine.jsutil import js_iso, js_len, js_round
+from workbench.engine.memories.file_format import (
+    body_links,
+    edit_memory_text,
+    kebab_name,
+    link_keys,
+    new_frontmatter,
+    read_type,
+)
+from workbench.engine.memories.frontmatter import (
     MEMORY_TYPES,
     normalize_text,
     parse_frontmatter,
     split_document,
 )
-from workbench.engine.index import (
+from workbench.engine.memories.index import (
     INDEX_LINE_GUIDE,
     INDEX_LINE_LIMIT,
     MAX_ENTRYPOINT_LENGTH,
@@ -46,17 +55,8 @@ from workbench.engine.index import (
     truncate_entrypoint,
     truncation_warning,
 )
-from workbench.engine.jsutil import js_iso, js_len, js_round
-from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_file
-from workbench.engine.memory_format import (
-    body_links,
-    edit_memory_text,
-    kebab_name,
-    link_keys,
-    new_frontmatter,
-    read_type,
-)
-from workbench.engine.memory_models import (
+from workbench.engine.memories.lint import LARGE_FILE_BYTES, FileFacts, lint_file
+from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
     IndexProjection,
@@ -69,7 +69,7 @@ from workbench.engine.memory_models import (
     RenameResult,
     SaveResult,
 )
-from workbench.engine.scan import MemoryScanner, format_manifest, iter_memory_paths
+from workbench.engine.memories.scan import MemoryScanner, format_manifest, iter_memory_paths
 from workbench.engine.userfiles import (
     INDEX_LIMIT,
     MEMORY_FILE_LIMIT,

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from workbench.engine.errors import UserInputError
-from workbench.engine.frontmatter import normalize_text, parse_frontmatter
 from workbench.engine.llm.config import LLMConfig
 from workbench.engine.llm.errors import LLMError
+from workbench.engine.memories.frontmatter import normalize_text, parse_frontmatter
+from workbench.engine.memories.scan import MemoryHeader, MemoryScanner, format_manifest
 from workbench.engine.recall.freshness import (
     freshness_text,
     memory_age,
@@ -36,14 +37,13 @@ from workbench.engine.recall.selector import (
 )
 from workbench.engine.recall.signals import SessionSignals, session_signals
 from workbench.engine.recall.surfacing import SurfacingView, read_for_surfacing, surface
-from workbench.engine.scan import MemoryHeader, MemoryScanner, format_manifest
 from workbench.engine.userfiles import read_start
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
     from workbench.engine.llm.client import ModelClient
     from workbench.engine.llm.request import ModelReply
-    from workbench.engine.memory_models import LintFinding
+    from workbench.engine.memories.models import LintFinding
 
 EngineChoice = Literal["auto", "llm", "offline"]
 ENGINE_CHOICES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")

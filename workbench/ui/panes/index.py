@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.engine.memory_models import IndexEntry, IndexReport
+from workbench.engine.memories.models import IndexEntry, IndexReport
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
 
@@ -213,7 +213,7 @@ class IndexPane(Pane):
         entry = next((e for e in self.report.entries if e.line == number), None)
         if entry is None or not entry.target or not entry.target_exists:
             return
-        from workbench.engine.index import link_target_path
+        from workbench.engine.memories.index import link_target_path
 
         local = link_target_path(entry.target)
         if local:

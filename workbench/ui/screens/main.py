@@ -30,8 +30,8 @@ from textual.widgets import ContentSwitcher, Input, Static, Tree
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.memory_models import MemoryEntry
-from workbench.engine.store import IndexFixPlan, first_listed
+from workbench.engine.memories.models import MemoryEntry
+from workbench.engine.memories.store import IndexFixPlan, first_listed
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
 from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name
 from workbench.ui.messages import (
@@ -59,7 +59,7 @@ from workbench.ui.widgets.pane_tabs import PaneTabs
 from workbench.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from workbench.engine.memory_models import MemoryDocument
+    from workbench.engine.memories.models import MemoryDocument
     from workbench.engine.profiles.detect import ResolvedVersion
     from workbench.ui.app import WorkbenchApp
 
