@@ -28,8 +28,27 @@ def workbench_home() -> Path:
 def state_dir(*parts: str) -> Path:
     """A sub-folder of the data root, created on demand with private permissions."""
     folder = workbench_home().joinpath(*parts)
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except (FileExistsError, NotADirectoryError):
+        raise _state_error(folder, "part of that path is a file, not a folder") from None
+    except PermissionError:
+        raise _state_error(folder, "permission denied") from None
+    except OSError as exc:
+        raise _state_error(folder, exc.strerror or type(exc).__name__) from None
+    if not folder.is_dir():  # exist_ok lets an existing file of that name through
+        raise _state_error(folder, "it is a file, not a folder")
     return folder
+
+
+def _state_error(folder: Path, reason: str) -> Exception:
+    # One line, exit 2 (bad input: the environment points somewhere unusable).
+    from workbench.engine.errors import UserInputError
+
+    return UserInputError(
+        f"cannot keep workbench state in {folder}: {reason} (check WORKBENCH_HOME); "
+        "nothing was written"
+    )
 
 
 def config_file() -> Path:

@@ -249,7 +249,8 @@ def _hook_directly(
 
 
 STATUS_PROMPT = "hello"
-INTERACTIVE_SECONDS = 60.0
+INTERACTIVE_SECONDS = 150.0
+"""A bound, not a speed: the interactive start takes seconds, minutes on a loaded machine."""
 
 
 def _interactive_status_line(release: Release) -> dict[str, Any]:

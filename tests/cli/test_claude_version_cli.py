@@ -165,7 +165,7 @@ def test_transcripts_gauge_and_preview_agree_on_an_odd_file(capsys, project):
     assert listed["context_tokens"] == gauge["used"] == preview["pre_tokens"]
     assert listed["compactions"] == len(gauge["compactions"]) == 1
     assert listed["last_timestamp"].endswith("Z") and listed["first_timestamp"].startswith("2026")
-    assert any("not a model 2.1.88 knows" in n for n in gauge["notes"])  # said, not guessed
+    assert any("not a model Claude Code 2.1.60 knows" in n for n in gauge["notes"])  # said
     _, out, _ = run(capsys, project, "transcripts")
     row = next(line for line in out.splitlines() if line.startswith("odd"))
     assert "2026-01-01 00:00" in row and "GMT" not in row and "17672256" not in row

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -40,7 +41,17 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_with_tty_stderr(argv: list[str], *, interrupt_after: str | None = None):
+def _seen(wanted: str | re.Pattern[str], shown: bytes) -> bool:
+    text = shown.decode(errors="replace")
+    return wanted in text if isinstance(wanted, str) else wanted.search(text) is not None
+
+
+def run_with_tty_stderr(
+    argv: list[str],
+    *,
+    interrupt_after: str | re.Pattern[str] | None = None,
+    env: dict[str, str] | None = None,
+):
     """Run `workbench ARGV` with stderr on a pseudo-terminal and stdout piped; returns
     (exit code, stdout, what the terminal showed). With `interrupt_after`, SIGINT is sent
     once that text has appeared on the terminal."""
@@ -51,7 +62,7 @@ def run_with_tty_stderr(argv: list[str], *, interrupt_after: str | None = None):
         stdout=subprocess.PIPE,
         stderr=follower,
         cwd=REPO,
-        env=_env(),
+        env=_env(**(env or {})),
     )
     os.close(follower)
     shown = b""
@@ -67,7 +78,7 @@ def run_with_tty_stderr(argv: list[str], *, interrupt_after: str | None = None):
             if not chunk:
                 break
             shown += chunk
-        if interrupt_after and not interrupted and interrupt_after.encode() in shown:
+        if interrupt_after and not interrupted and _seen(interrupt_after, shown):
             process.send_signal(signal.SIGINT)
             interrupted = True
         if not ready and process.poll() is not None:
@@ -257,3 +268,138 @@ def test_push_progress_shows_on_a_terminal(tmp_path: Path):
     text = shown.decode(errors="replace")
     assert "pushing 0/6 entries" in text and "pushing 6/6 entries (100%)" in text
     assert "pushing" not in out
+
+
+# --- sync pull ------------------------------------------------------------------------------
+
+PULL_TOKEN = "-".join(["progress", "pull", "token"])
+ORG = "acme-org"
+
+
+def _pull_setup(tmp_path: Path, entries: int):  # type: ignore[no-untyped-def]
+    """A project whose remote is acme/widgets, and a server database holding `entries`."""
+    from workbench.server.store import TeamStore
+
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "config").write_text(
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/widgets.git\n'
+    )
+    memory = tmp_path / "memory"
+    (memory / "team").mkdir(parents=True)
+    store = TeamStore(tmp_path / "team.sqlite3")
+    store.initialize()
+    body = {f"notes/n{n:04}.md": f"note {n}\n" + "text " * 200 + "\n" for n in range(entries)}
+    outcome = store.upsert(ORG, "acme/widgets", body, if_match=None, max_entries=entries + 10)
+    assert outcome.status == "ok"
+    store.close()
+    argv = ["sync", "pull", "--project", str(project), "--memory-dir", str(memory)]
+    return argv, memory / "team", body
+
+
+def _pull_server(tmp_path: Path, entries: int):  # type: ignore[no-untyped-def]
+    from workbench.server import TeamServer
+
+    return TeamServer(tmp_path / "team.sqlite3", {PULL_TOKEN: ORG}, max_entries=entries + 10)
+
+
+def test_pull_progress_shows_on_a_terminal_and_not_when_piped(tmp_path: Path):
+    argv, team, body = _pull_setup(tmp_path, 40)
+    with _pull_server(tmp_path, 40) as server:
+        env = {"TEAM_MEMORY_SYNC_URL": server.url, "WORKBENCH_TEAM_TOKEN": PULL_TOKEN}
+        code, out, shown = run_with_tty_stderr(argv, env=env)
+        assert code == 0, shown
+        assert "pulling" in shown and "/40 entries" in shown and "(100%)" in shown
+        assert "pulling" not in out
+        assert len(list((team / "notes").iterdir())) == 40
+        piped = subprocess.run(
+            [sys.executable, "-m", "workbench", *argv],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=_env(**env),
+            timeout=TIMEOUT,
+        )
+        assert piped.returncode == 0 and piped.stderr == ""
+        code, out, shown = run_with_tty_stderr([*argv, "--json"], env=env)
+        assert code == 0 and "pulling" not in shown and json.loads(out)["status"]
+
+
+def test_ctrl_c_stops_a_pull_with_no_half_written_file(tmp_path: Path):
+    entries = 3000
+    argv, team, body = _pull_setup(tmp_path, entries)
+    with _pull_server(tmp_path, entries) as server:
+        env = {"TEAM_MEMORY_SYNC_URL": server.url, "WORKBENCH_TEAM_TOKEN": PULL_TOKEN}
+        started = re.compile(rf"pulling [1-9][0-9,]*/{entries:,}")  # some files written
+        code, out, shown = run_with_tty_stderr(argv, env=env, interrupt_after=started)
+    assert code == 130, shown[-500:]
+    assert "workbench: cancelled" in shown and "Traceback" not in shown
+    written = sorted((team / "notes").iterdir()) if (team / "notes").exists() else []
+    assert 0 < len(written) < entries  # stopped part way
+    for path in written:  # every file there is whole
+        assert path.read_text(encoding="utf-8") == body[f"notes/{path.name}"], path.name
+    leftovers = [p for p in team.rglob("*") if p.name.endswith(".wbtmp")]
+    assert leftovers == []
+
+
+def test_a_pull_stops_before_the_next_file_when_its_callback_raises(tmp_path: Path, monkeypatch):
+    import asyncio
+
+    from workbench.engine import progress
+    from workbench.engine.team.sync.client import PULL_WRITE_CONCURRENCY, TeamSyncClient
+    from workbench.engine.team.sync.state import SyncStateStore
+
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)  # every written file reports
+    entries = 200
+    _argv, team, body = _pull_setup(tmp_path, entries)
+    seen: list[Progress] = []
+
+    def stop_after_five(step: Progress) -> None:
+        seen.append(step)
+        if step.done >= 5:
+            raise OperationCancelled("stop")
+
+    with _pull_server(tmp_path, entries) as server:
+        client = TeamSyncClient(
+            server=server.url,
+            repo="acme/widgets",
+            token=PULL_TOKEN,
+            team_dir=str(team),
+            state_store=SyncStateStore(tmp_path / "state"),
+        )
+
+        async def pull() -> None:
+            async with client:
+                await client.pull(on_progress=stop_after_five)
+
+        with pytest.raises(OperationCancelled):
+            asyncio.run(pull())
+    assert seen[0].total is None and seen[1].done == 0 and seen[1].total == entries
+    written = list((team / "notes").iterdir())
+    # The files in flight when it stopped finish (whole); no new one starts.
+    assert 5 <= len(written) < 5 + PULL_WRITE_CONCURRENCY
+    assert all(p.read_text(encoding="utf-8") == body[f"notes/{p.name}"] for p in written)
+    assert not (tmp_path / "state").exists() or not any((tmp_path / "state").iterdir())
+
+
+def test_a_transcript_read_reports_bytes_and_stops_when_cancelled(tmp_path: Path, monkeypatch):
+    from workbench.engine import progress
+    from workbench.engine.context.transcript import Transcript
+
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)
+    transcript = tmp_path / "big.jsonl"
+    transcript.write_text(
+        "\n".join(json.dumps({"type": "progress", "n": n}) for n in range(20000)) + "\n"
+    )
+    size = transcript.stat().st_size
+    seen: list[Progress] = []
+    Transcript.load(transcript, on_progress=seen.append)
+    assert seen[0].done == 0 and seen[-1].done == seen[-1].total == size
+    assert all(p.task == "reading" and p.unit == "bytes" for p in seen) and len(seen) > 3
+
+    def stop_midway(step: Progress) -> None:
+        if step.done > 0:
+            raise OperationCancelled("stop")
+
+    with pytest.raises(OperationCancelled):
+        Transcript.load(transcript, on_progress=stop_midway)

@@ -279,3 +279,31 @@ def test_push_over_a_teammates_change_is_said_and_theirs_can_be_restored(tmp_pat
     assert main(["undo", history_id, *plain]) == 0
     assert capsys.readouterr().out == "reverted team/shared.md\n"
     assert (alice_memory / "team" / "shared.md").read_text() == "bob's v2\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sync", "pull"),
+        ("sync", "push"),
+        ("review", "list"),
+        ("review", "accept", "abc123"),
+        ("review", "reject", "abc123"),
+    ],
+)
+def test_workbench_home_that_is_a_file_is_one_line_and_writes_nothing(
+    tmp_path, capsys, env, server, monkeypatch, args
+):
+    project, memory = make_project(tmp_path, "p")
+    (memory / "team" / "a.md").write_text("a\n")
+    home = tmp_path / "home-is-a-file"
+    home.write_text("not a folder\n")
+    monkeypatch.setenv("WORKBENCH_HOME", str(home))
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    code = main([*args, "--project", str(project), "--memory-dir", str(memory)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("workbench: cannot keep workbench state in ")
+    assert "WORKBENCH_HOME" in err and "nothing was written" in err
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert home.read_text() == "not a folder\n"

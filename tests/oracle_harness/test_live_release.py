@@ -29,6 +29,10 @@ from oracle import releases  # noqa: E402
 CACHE = releases.cache_root()
 PINNED = (releases.OLDEST, releases.NEWEST_KNOWN)
 
+# Two real sessions per release (one `claude -p`, one interactive) run in the first test's
+# setup: a generous bound for a loaded machine, never a speed.
+pytestmark = pytest.mark.timeout(900)
+
 
 def _release(version: str) -> releases.Release:
     previous = os.environ.get("ORACLE_CACHE")

@@ -322,7 +322,7 @@ async def test_in_the_app_the_keys_work_once_focus_is_in_the_pane(warnings_sampl
 
 def test_actions_are_declared_once():
     ids = [spec.id for spec in PANE_ACTIONS]
-    assert ids == ["refresh-compaction", "pick-session", "load-summary"]
+    assert ids == ["refresh-compaction", "pick-session", "load-summary", "cancel-preview"]
     assert [b.id for b in CompactionPane.BINDINGS] == ids  # type: ignore[union-attr]
     assert all(spec.title.startswith("Compaction: ") for spec in PANE_ACTIONS)
     for spec in PANE_ACTIONS:

@@ -364,3 +364,29 @@ async def test_palette_runs_a_memory_verb_on_the_tree_from_another_pane(
         await pilot.press("n")
         await settle(app, pilot)
         assert app.screen.active_pane == "memory" and app.focused is app.screen.tree
+
+
+async def test_undo_key_acts_only_where_memories_are_on_show(memory_project, app_factory):
+    target = memory_project.memory_dir / "notes_unindexed.md"
+    before = target.read_bytes()
+    engine = memory_project.engine()
+    engine.history.write(target, before + b"\nan edit to undo\n", "save")
+    edited = target.read_bytes()
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for pane in ("7", "4", "8"):  # Team, Recall, Review: `u` and ctrl+z do nothing there
+            await pilot.press(pane)
+            await settle(app, pilot)
+            await pilot.press("u", "ctrl+z", "U")
+            await settle(app, pilot)
+            assert target.read_bytes() == edited, pane
+            assert app.screen.check_action("undo_change", ()) is False
+        await pilot.press("escape")  # back to the tree: the same key undoes
+        await settle(app, pilot)
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert target.read_bytes() == before
+        await pilot.press("2", "U")  # the MEMORY.md pane is a place for it too (redo here)
+        await settle(app, pilot)
+        assert target.read_bytes() == edited

@@ -139,3 +139,108 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
         assert len(server_entries(team_server)) == total
         assert pane.report.status.pending == ()
         assert any(f"/{total} entries" in text and "esc cancels" in text for text in shown)
+
+
+async def test_the_team_pane_shows_pull_progress_and_escape_stops_it(
+    sample,  # noqa: F811
+    team_server,  # noqa: F811
+    monkeypatch,
+):
+    from tests.ui.test_team_pane import REPO
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.server.store import TeamStore
+
+    real_write = TeamSyncClient._write_one
+
+    def slow_write(self, *args):  # type: ignore[no-untyped-def]
+        time.sleep(0.05)  # a slow disk: the pull is still writing when escape comes
+        return real_write(self, *args)
+
+    monkeypatch.setattr(TeamSyncClient, "_write_one", slow_write)
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)
+    total = 400
+    body = {f"notes/n{n:03}.md": f"note {n}\n" for n in range(total)}
+    store = TeamStore(team_server.db_path)
+    try:
+        store.upsert("default", REPO, body, if_match=None, max_entries=team_server.max_entries)
+    finally:
+        store.close()
+    engine = synced_engine(sample, team_server)
+    notes = team_dir(engine) / "notes"
+    app = EngineHarness(engine, lambda: TeamSyncPane(id="team-pane"))
+    async with app.run_test(size=(110, 60)) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(TeamSyncPane)
+        shown: list[str] = []
+        pane.watch(pane, "busy", lambda value: value and shown.append(value), init=False)
+        await pilot.press("p")
+        await wait_until(
+            pilot, lambda: any(f"/{total} entries" in text for text in shown), timeout=30
+        )
+        # Responsive meanwhile: the pane answers and offers the cancel key.
+        assert pane.check_action("cancel_push", ()) is True
+        await pilot.press("escape")
+        await settle(app, pilot)
+        notices = text_of(pane, ".team-notices")
+        assert "Pull cancelled after" in notices and f"of {total} entries" in notices
+        written = sorted(notes.iterdir())
+        assert 0 < len(written) < total
+        assert all(p.read_text() == body[f"notes/{p.name}"] for p in written)  # each whole
+        assert pane.busy is None and pane.check_action("cancel_push", ()) is None
+        assert any("esc cancels" in text for text in shown)
+
+        monkeypatch.setattr(TeamSyncClient, "_write_one", real_write)
+        await pilot.press("p")  # the next pull fetches the rest
+        await settle(app, pilot)
+        assert len(list(notes.iterdir())) == total
+
+
+async def test_the_compaction_pane_shows_progress_and_escape_cancels_it(
+    install_sample, monkeypatch
+):
+    from tests.ui.test_compaction_pane import LONG, NOW, PaneApp
+    from workbench.engine import Engine
+    from workbench.ui.panes.compaction import CompactionPane
+
+    warnings = install_sample("warnings", now=NOW)
+    engine = Engine.open(warnings.project_root, config_home=str(warnings.config_home))
+    transcript = next(s.path for s in engine.context.sessions() if s.session_id == LONG)
+    _pad_transcript(Path(transcript), 50_000)
+    monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)
+    real_preview = engine.context.compact_preview
+    outcome: list[str] = []
+
+    def slow_preview(path, *, on_progress=None, **kw):  # type: ignore[no-untyped-def]
+        def slowed(step):  # type: ignore[no-untyped-def]
+            time.sleep(0.2)  # a big file on a slow disk: each checkpoint takes a while
+            assert on_progress is not None
+            on_progress(step)
+
+        try:
+            result = real_preview(path, on_progress=slowed, **kw)
+        except OperationCancelled:
+            outcome.append("cancelled")
+            raise
+        outcome.append("finished")
+        return result
+
+    monkeypatch.setattr(engine.context, "compact_preview", slow_preview)
+    app = PaneApp(engine, lambda: CompactionPane(now_ms=lambda: NOW * 1000, id="compaction-pane"))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(CompactionPane)
+        status = pane.query_one(".compaction-status", Static)
+        await wait_until(pilot, lambda: "reading" in str(status.render()), timeout=30)
+        await wait_until(pilot, lambda: "%" in str(status.render()), timeout=30)
+        assert "esc cancels" in str(status.render())
+        # Responsive meanwhile: the session list is there and the cancel key is offered.
+        assert pane.busy and pane.sessions and pane.check_action("cancel_preview", ()) is True
+        pane.focus()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: outcome == ["cancelled"], timeout=30)
+        assert "preview cancelled" in str(status.render()) and not pane.busy
+        assert pane.preview is None and pane.check_action("cancel_preview", ()) is None
+        # f5 runs it again, to the end.
+        monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 3600.0)
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: pane.preview is not None, timeout=60)
+        assert outcome == ["cancelled", "finished"] and pane.preview.chosen == "session_memory"

@@ -124,3 +124,30 @@ async def test_a_long_name_never_runs_into_the_age_column():
         assert "…" in plain  # the name was cut to fit
         at = plain.index("today")
         assert plain[at - 1] == " ", plain  # at least one space between name and age
+
+
+async def test_a_cursor_move_repaints_only_what_changed(memory_project, app_factory):
+    from workbench.ui.screens.main import MainScreen
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        app.screen.set_focus(app.screen.query_one(MemoryTree))
+        await settle(app, pilot)
+        frames: list[str] = []
+        display = app._display
+
+        def record(screen, update):  # type: ignore[no-untyped-def]
+            frames.append(type(update).__name__)
+            return display(screen, update)
+
+        app._display = record  # type: ignore[method-assign]
+        first = app.screen.query_one(MemoryTree).selected_path
+        for _ in range(3):
+            await pilot.press("down")
+            await settle(app, pilot)
+        assert app.screen.query_one(MemoryTree).selected_path != first
+        assert frames  # the moves were drawn
+        # A full-screen frame means something refreshed the whole screen for a cursor move.
+        assert "LayoutUpdate" not in frames, frames

@@ -373,6 +373,7 @@ def test_actions_are_declared_once():
         "cycle-engine",
         "next-recall-tab",
         "previous-recall-tab",
+        "cancel-recall",
     ]
     assert [b.id for b in RecallPane.BINDINGS if b.id] == ids  # type: ignore[union-attr]
     assert all(spec.title.startswith("Recall: ") for spec in PANE_ACTIONS)
@@ -433,3 +434,58 @@ def test_snapshot_injected_tab(snap_compare, fixed_result):
 def test_snapshot_manifest_tab_light(snap_compare, fixed_result):
     app = snapshot_app(fixed_result, "workbench-light", "recall-tab-manifest")
     assert snap_compare(app, terminal_size=(92, 30))
+
+
+async def test_a_slow_recall_shows_its_step_and_escape_cancels_it(recall_app, monkeypatch):
+    import time
+
+    from workbench.engine.errors import OperationCancelled
+    from workbench.engine.recall.service import RecallService
+
+    real_scan, real_recall = RecallService.scan, RecallService.recall
+    outcome: list[str] = []
+    slow = [True]
+
+    def slow_scan(self):  # type: ignore[no-untyped-def]
+        if slow[0]:
+            time.sleep(0.5)  # a big memory folder on a slow disk
+        return real_scan(self)
+
+    async def watched(self, query, **kw):  # type: ignore[no-untyped-def]
+        try:
+            result = await real_recall(self, query, **kw)
+        except OperationCancelled:
+            outcome.append("cancelled")
+            raise
+        outcome.append("finished")
+        return result
+
+    monkeypatch.setattr(RecallService, "scan", slow_scan)
+    monkeypatch.setattr(RecallService, "recall", watched)
+    app = recall_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(RecallPane)
+        box = pane.query_one("#recall-query", Input)
+        box.value = QUERY
+        box.focus()
+        await pilot.press("enter")
+        for _ in range(300):  # the run reports its step on the banner
+            await pilot.pause(0.05)
+            if "scanning the memory folder" in banner(pane):
+                break
+        assert "esc cancels" in banner(pane) and pane.running
+        assert pane.check_action("cancel_recall", ()) is True
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not pane.running and "Recall cancelled" in banner(pane)  # free at once
+        for _ in range(300):
+            await pilot.pause(0.05)
+            if outcome:
+                break
+        assert outcome == ["cancelled"] and pane.result is None
+        assert pane.check_action("cancel_recall", ()) is None
+        slow[0] = False
+        await pilot.press("f5")  # runs again, to the end
+        await settle(app, pilot)
+        assert outcome == ["cancelled", "finished"] and pane.result is not None

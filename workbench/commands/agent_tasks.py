@@ -228,6 +228,7 @@ def run_review(args: argparse.Namespace) -> int:
     """`workbench review list|show|accept|reject [ID...] [--all]`."""
     engine = open_engine(args)
     queue = engine.agents.review
+    _ = queue.folder  # an unusable WORKBENCH_HOME is one error, before any proposal is touched
     if args.action == "list":
         proposals = queue.list()
         data = [p.to_json() for p in proposals]

@@ -241,16 +241,28 @@ def emit(
     args: argparse.Namespace,
     data: Any,
     human: Callable[[Console], None] | str | None = None,
+    *,
+    compact_when_piped: bool = False,
 ) -> None:
-    """Print `data` as JSON with --json, else the human rendering (or plain JSON)."""
+    """Print `data` as JSON with --json, else the human rendering (or plain JSON).
+    `compact_when_piped`: one line without indents when stdout is not a terminal (a big
+    listing read by a program, where indenting costs more than the data)."""
     if wants_json(args) or human is None:
-        text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+        indent: int | None = 2
+        separators = None
+        if compact_when_piped and not sys.stdout.isatty():
+            indent, separators = None, (",", ":")
+        text = json.dumps(
+            data, indent=indent, separators=separators, ensure_ascii=False, default=str
+        )
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
             # A lone surrogate from a transcript ("\ud800") cannot be written as UTF-8;
             # JSON's own escapes can carry it exactly.
-            text = json.dumps(data, indent=2, ensure_ascii=True, default=str)
+            text = json.dumps(
+                data, indent=indent, separators=separators, ensure_ascii=True, default=str
+            )
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
         return

@@ -578,5 +578,5 @@ def run_replay(args: argparse.Namespace) -> int:
         for note in report.notes:
             con.print(f"note: {note}")
 
-    emit(args, data, human)
+    emit(args, data, human, compact_when_piped=True)
     return ExitCode.OK

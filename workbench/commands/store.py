@@ -194,7 +194,7 @@ def run_ls(args: argparse.Namespace) -> int:
             )
         con.print(table)
 
-    emit(args, [e.to_json() for e in entries], human)
+    emit(args, [e.to_json() for e in entries], human, compact_when_piped=True)
     return ExitCode.OK
 
 

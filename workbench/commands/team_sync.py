@@ -237,11 +237,16 @@ def run_pull(args: argparse.Namespace) -> int:
     """`sync pull`."""
     import asyncio
 
+    from workbench.commands.progress import progress_line
+
     client = _client(args)
 
     async def go() -> PullResult:
-        async with client:
-            return await client.pull()
+        # ctrl+c: the files being written finish (each whole, through history), no new one
+        # starts, and the state is left as it was, so the next pull picks up the rest.
+        with progress_line(args) as on_progress:
+            async with client:
+                return await client.pull(on_progress=on_progress)
 
     result = asyncio.run(go())
     emit(args, result.to_json(), _pull_text(result, client.repo))

@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING
 from workbench.engine.envflags import is_defined_falsy, is_truthy
 from workbench.engine.userfiles import (
     JSON_MAX_DEPTH,
+    NOTES_LIMIT,
     SETTINGS_LIMIT,
     describe,
     json_too_deep,
     read_bytes,
+    read_text,
 )
 
 if TYPE_CHECKING:
@@ -138,20 +140,24 @@ def resolve_canonical_root(root: str, *, normalize: bool = True) -> str:
     """
     try:
         try:
-            text = Path(root, ".git").read_text(encoding="utf-8")
+            text = read_text(Path(root, ".git"), NOTES_LIMIT, "a .git file")
         except (IsADirectoryError, PermissionError, FileNotFoundError, NotADirectoryError):
             return root
         if not text.startswith("gitdir:"):
             return root
         worktree_git_dir = os.path.normpath(os.path.join(root, text[len("gitdir:") :].strip()))
         try:
-            common_raw = Path(worktree_git_dir, "commondir").read_text(encoding="utf-8").strip()
+            common_raw = read_text(
+                Path(worktree_git_dir, "commondir"), NOTES_LIMIT, "a git file"
+            ).strip()
         except OSError:
             return root  # a submodule: its own memory folder
         common_dir = os.path.normpath(os.path.join(worktree_git_dir, common_raw))
         if os.path.dirname(worktree_git_dir) != os.path.join(common_dir, "worktrees"):
             return root
-        back_pointer = Path(worktree_git_dir, "gitdir").read_text(encoding="utf-8").strip()
+        back_pointer = read_text(
+            Path(worktree_git_dir, "gitdir"), NOTES_LIMIT, "a git file"
+        ).strip()
         if os.path.realpath(back_pointer) != os.path.join(os.path.realpath(root), ".git"):
             return root
         keep = nfc if normalize else str

@@ -43,6 +43,7 @@ from workbench.engine.errors import (
 )
 from workbench.engine.folder_lock import folder_lock
 from workbench.engine.jsutil import js_iso
+from workbench.engine.userfiles import MIB, NOTES_LIMIT, SCANNED_FILE_LIMIT, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -52,6 +53,9 @@ REDO_ACTION = "redo"
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _OUR_TEMP = re.compile(r"^\..+\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 _OLD_UNDO_NOTE = re.compile(r"^undo (\S+)$")
+
+LOG_LIMIT = 1024 * MIB
+"""The history log is read whole; past this it is refused, not loaded (years of edits fit)."""
 
 
 class _Link(TypedDict, total=False):
@@ -242,7 +246,7 @@ class History:
         if not _DIGEST.match(digest):
             raise NotFoundError(f"not a history blob name: {digest[:16]!r}")
         try:
-            return (self.folder / "blobs" / digest).read_bytes()
+            return read_bytes(self.folder / "blobs" / digest, SCANNED_FILE_LIMIT, "a history blob")
         except FileNotFoundError:
             raise NotFoundError(f"history blob {digest[:12]} is missing") from None
 
@@ -352,7 +356,7 @@ class History:
     def _recover(self) -> None:
         """Finish or roll back a change whose process died between the file and the log."""
         try:
-            raw = self.pending_path.read_bytes()
+            raw = read_bytes(self.pending_path, NOTES_LIMIT, "a pending history change")
         except (FileNotFoundError, NotADirectoryError):
             return
         planned = []
@@ -494,7 +498,7 @@ class History:
         problems: list[LogProblem] = []
         out: list[HistoryEntry] = []
         try:
-            data = self.log_path.read_bytes()
+            data = read_bytes(self.log_path, LOG_LIMIT, "the history log")
         except (FileNotFoundError, NotADirectoryError):
             self.problems = []
             return []
@@ -759,7 +763,8 @@ class History:
 
 
 def _read_or_none(path: Path) -> bytes | None:
+    # Any managed file (a memory, team file, notes, a log): bounded, never a pipe or device.
     try:
-        return path.read_bytes()
+        return read_bytes(path, SCANNED_FILE_LIMIT, "a managed file")
     except FileNotFoundError:
         return None

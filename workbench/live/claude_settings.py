@@ -31,7 +31,7 @@ from typing import Any
 
 from workbench.engine.atomic import atomic_write_bytes
 from workbench.engine.errors import ConflictError, UserInputError
-from workbench.engine.userfiles import SETTINGS_LIMIT, read_bytes
+from workbench.engine.userfiles import SETTINGS_LIMIT, load_json, read_bytes
 from workbench.live.json_text import (
     new_object_text,
     parse_object,
@@ -261,8 +261,8 @@ class StateStore:
 
     def load(self, path: Path) -> dict[str, Any] | None:
         try:
-            data = json.loads(self._file(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = load_json(read_bytes(self._file(path), SETTINGS_LIMIT, "a settings backup"), "")
+        except (OSError, ValueError, UserInputError):
             return None
         return data if isinstance(data, dict) and data.get("path") == str(path.absolute()) else None
 

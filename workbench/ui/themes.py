@@ -16,6 +16,8 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from workbench.engine.userfiles import NOTES_LIMIT, UnreadableFileError, read_text
+
 COLOR_KEYS = (
     "primary",
     "secondary",
@@ -133,7 +135,9 @@ class ThemeSpec:
         import yaml
 
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yaml.safe_load(read_text(path, NOTES_LIMIT, "a theme file"))
+        except UnreadableFileError as exc:
+            raise ThemeFileError(f"cannot read the file: {exc.reason}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ThemeFileError(f"cannot read the file: {exc}") from None
         except yaml.YAMLError as exc:

@@ -154,3 +154,74 @@ def test_corrupt_proposal_files_are_skipped(queue: ReviewQueue, memory: Path) ->
     queue.propose([staged(memory / "ok.md", "ok\n")], source="extract")
     (queue.folder / "broken.json").write_text("{not json")
     assert len(queue.list()) == 1
+
+
+def _race_at_the_check(monkeypatch, rival):  # type: ignore[no-untyped-def]
+    """Run `rival()` in another thread the moment accept has hashed the file, and give it
+    up to 3 s: with the check under the folder lock the rival waits for the accept to end."""
+    import threading
+
+    from workbench.engine.agents import review_queue
+
+    real = review_queue.sha256_or_none
+    outcome: list[str] = []
+
+    def rival_run() -> None:
+        try:
+            rival()
+            outcome.append("rival ok")
+        except ConflictError:
+            outcome.append("rival refused")
+
+    def hashed(data):  # type: ignore[no-untyped-def]
+        digest = real(data)
+        if not outcome:
+            outcome.append("checked")
+            thread = threading.Thread(target=rival_run)
+            thread.start()
+            thread.join(3)
+            racing.append(thread)
+        return digest
+
+    racing: list[threading.Thread] = []
+    monkeypatch.setattr(review_queue, "sha256_or_none", hashed)
+    return outcome, racing
+
+
+def test_a_change_between_the_check_and_the_write_is_never_lost(
+    agent_engine: Engine, queue: ReviewQueue, memory: Path, monkeypatch
+) -> None:
+    target = memory / "feedback_testing.md"
+    (proposal,) = queue.propose([staged(target, "the agent's rewrite\n")], source="extract")
+    seen = Engine.open(agent_engine.locations.project_root).memories.read(str(target))
+
+    def teammate_save() -> None:  # a fingerprinted save from another engine, as the app does
+        other = Engine.open(agent_engine.locations.project_root)
+        other.memories.update(str(target), "the user's edit\n", seen.fingerprint)
+
+    outcome, racing = _race_at_the_check(monkeypatch, teammate_save)
+    queue.accept(proposal.id)
+    racing[0].join(15)
+    # The accept checked and wrote as one step; the save then found the file changed.
+    assert outcome == ["checked", "rival refused"]
+    assert target.read_text() == "the agent's rewrite\n"
+
+
+def test_two_racing_accepts_of_one_proposal_write_once(
+    agent_engine: Engine, queue: ReviewQueue, memory: Path, monkeypatch
+) -> None:
+    target = memory / "project_x.md"
+    (proposal,) = queue.propose([staged(target, "fact\n")], source="extract")
+
+    def second_accept() -> None:
+        try:
+            ReviewQueue(Engine.open(agent_engine.locations.project_root)).accept(proposal.id)
+        except NotFoundError:
+            raise ConflictError("already accepted") from None
+
+    outcome, racing = _race_at_the_check(monkeypatch, second_accept)
+    queue.accept(proposal.id)
+    racing[0].join(15)
+    assert outcome == ["checked", "rival refused"]
+    writes = [e for e in agent_engine.history.entries(target) if e.action == APPLY_ACTION]
+    assert len(writes) == 1 and queue.list() == []

@@ -163,14 +163,17 @@ def test_read_refuses_a_pipe_behind_proc_self_fd(project: Path) -> None:
         )
     finally:
         os.close(read_end)
-    assert out.is_error and "named pipe" in out.content
+    assert out.is_error and "outside the folders this agent may read" in out.content
 
 
 def test_read_refuses_devices_and_sockets(project: Path, tmp_path: Path) -> None:
     tools = _tools(project)
     zero = _call(tools, "Read", file_path="/dev/zero")
+    assert zero.is_error and "outside the folders this agent may read" in zero.content
+    inside = AgentTools(Workspace(project_root=str(project), read_roots=("/dev",)))
+    zero = _call(inside, "Read", file_path="/dev/zero")
     assert zero.is_error and "a device" in zero.content
-    sock_path = tmp_path / "s.md"
+    sock_path = project / "s.md"
     server = socket.socket(socket.AF_UNIX)
     try:
         server.bind(str(sock_path))
@@ -236,3 +239,58 @@ def test_nothing_under_a_git_name_may_be_written(tmp_path: Path, relative: str) 
         assert not decision.allowed and ".git" in decision.message
     for look_alike in (".gitkeep", "notes/git.md", "my.git.md", ".github/x.md"):
         assert check("Write", {"file_path": str(memory / look_alike)}).allowed, look_alike
+
+
+# --- allowed roots: the project, the memory folder, the transcripts ------------------------
+
+
+@pytest.mark.parametrize(
+    "target", ["/proc/self/environ", "/etc/hostname", "/sys/kernel/uevent_seqnum"]
+)
+def test_read_refuses_paths_outside_the_allowed_roots(project: Path, target: str) -> None:
+    out = _call(_tools(project), "Read", file_path=target)
+    assert _refused_as_outside(out), "the file was read"  # never show what was read
+
+
+def test_links_to_special_files_are_refused_by_every_reading_tool(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / "env.md").symlink_to("/proc/self/environ")
+    (project / "zero.md").symlink_to("/dev/zero")
+    (project / "out").symlink_to("/sys")
+    secret = f"WB_SECRET_{os.getpid()}"
+    os.environ[secret] = "x"
+    try:
+        tools = _tools(project)
+        for name in ("env.md", "zero.md"):
+            out = _call(tools, "Read", file_path=str(project / name))
+            assert _refused_as_outside(out), f"{name} was read"
+        grep = _call(tools, "Grep", pattern=secret, path=str(project), output_mode="content")
+        found = secret in grep.content
+        assert not found, "Grep read the environment through a link"
+        assert _call(tools, "Grep", pattern="x", path=str(project / "env.md")).is_error
+        assert _call(tools, "Glob", pattern="*", path=str(project / "out")).is_error
+        listed = _call(tools, "Glob", pattern="*.md", path=str(project)).content
+        assert "env.md" not in listed and "zero.md" not in listed
+    finally:
+        del os.environ[secret]
+
+
+def test_read_roots_extend_what_may_be_read(project: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "transcripts"
+    elsewhere.mkdir()
+    (elsewhere / "s.jsonl").write_text('{"a": 1}\n')
+    tools = AgentTools(Workspace(project_root=str(project), read_roots=(str(elsewhere),)))
+    assert "1\t" in _call(tools, "Read", file_path=str(elsewhere / "s.jsonl")).content
+    assert _call(_tools(project), "Read", file_path=str(elsewhere / "s.jsonl")).is_error
+
+
+def test_a_proc_file_inside_a_read_root_is_still_refused(tmp_path: Path) -> None:
+    tools = AgentTools(Workspace(project_root=str(tmp_path), read_roots=("/proc/self",)))
+    out = _call(tools, "Read", file_path="/proc/self/environ")
+    assert out.is_error and "pseudo-file" in out.content
+
+
+def _refused_as_outside(out: ToolOutcome) -> bool:
+    """Refused for being outside the roots (a bool, so a failure never prints the content)."""
+    return out.is_error and "outside the folders this agent may read" in out.content

@@ -156,3 +156,19 @@ def test_a_rendered_attachment_is_estimated_from_the_text_it_became():
     assert rough_tokens_for_message(record) > 22  # the attachment's JSON, without it
     snapshot = {"type": "attachment", "attachment": {"type": "prompt_snapshot"}, "rendered": []}
     assert rough_tokens_for_message(snapshot) == 0
+
+
+@pytest.mark.parametrize(
+    ("version", "autocompact"),
+    [
+        ("2.1.128", 167_000),  # not yet a model of its own: 2.1.88's opus-4 row
+        ("2.1.130", 967_000),
+        ("2.1.145", 167_000),
+        ("2.1.200", None),
+        ("2.1.217", 167_000),
+        ("2.1.332", 967_000),
+    ],
+)
+def test_a_newer_model_named_with_model_follows_the_bisected_windows(version, autocompact):
+    t = compute_thresholds("claude-opus-4-7", env={}, profile=profile_for(version))
+    assert t.thresholds_json()["autocompact"] == autocompact

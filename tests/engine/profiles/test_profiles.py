@@ -221,11 +221,11 @@ def test_no_client_side_blocking_without_a_threshold():
 
 def test_unknown_models_are_named_not_guessed_silently():
     new = compute_thresholds("claude-mystery-9", env={}, profile=CURRENT)
-    assert not new.model_listed and "not in this release's table" in new.notes[0]
+    assert not new.model_listed and "not a model Claude Code 2.1.332 knows" in new.notes[0]
     # From 2.1.323 a model the release does not know gets the 1M window (observed).
     assert new.context_window == 1_000_000 and new.autocompact == 967_000
     old = compute_thresholds("claude-mystery-9", env={}, profile=LEGACY)
-    assert not old.model_listed and "not a model this release knows" in old.notes[0]
+    assert not old.model_listed and "not a model Claude Code 2.1.88 knows" in old.notes[0]
     assert old.autocompact == 167_000
     assumed = compute_thresholds("claude-3-7-sonnet-20250219", env={}, profile=CURRENT)
     assert assumed.model_listed and assumed.model_known_from == "assumed" and assumed.notes

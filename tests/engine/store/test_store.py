@@ -348,3 +348,29 @@ def test_team_file_holding_a_secret_is_marked_in_the_listing_and_lint(sample_eng
     assert token not in entry.lints[-1].message
     secret_paths = sorted(f.path for f in store.lint() if f.rule == "team-secret")
     assert secret_paths == ["team/notes.txt", "team/reference_registry.md"]
+
+
+def test_listing_parses_each_file_frontmatter_once(sample_engine, monkeypatch):
+    import workbench.engine.memories.frontmatter as frontmatter
+    import workbench.engine.memories.lint as lint
+    import workbench.engine.memories.store as store_module
+
+    calls: list[str] = []
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        calls.append(text)
+        return parse_frontmatter(text)
+
+    for module in (frontmatter, lint, store_module):
+        monkeypatch.setattr(module, "parse_frontmatter", counting)
+    store = sample_engine("warnings").memories
+    entries = store.list()
+    assert entries
+    # Short text files: one parse each (lint's head, its whole text and the name all agree).
+    # Longer ones (over 30 lines) need a second parse of the whole text for the linter.
+    long_files = sum(
+        1
+        for e in entries
+        if Path(e.abs_path).read_text(encoding="utf-8", errors="replace").count("\n") >= 30
+    )
+    assert len(calls) <= len(entries) + long_files

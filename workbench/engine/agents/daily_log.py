@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import UserInputError
+from workbench.engine.userfiles import NOTES_LIMIT, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -70,7 +71,7 @@ def append_entry(engine: Engine, text: str, *, now: datetime | None = None) -> L
     path = Path(engine.locations.daily_log_path(when.date()))
     with _append_lock(engine):
         try:
-            existing: bytes | None = path.read_bytes()
+            existing: bytes | None = read_bytes(path, NOTES_LIMIT, "a daily log")
         except FileNotFoundError:
             existing = None
         if existing is None:

@@ -415,7 +415,10 @@ class DreamAgent:
                 f"{os.path.basename(state.path)}); try again when it finishes"
             )
         locations = self.engine.locations
-        workspace = Workspace(project_root=locations.project_root)
+        workspace = Workspace(
+            project_root=locations.project_root,
+            read_roots=(locations.memory_dir, locations.transcripts_dir),
+        )
         try:
             run = await run_fork(
                 self.engine,

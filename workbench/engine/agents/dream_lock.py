@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.engine.userfiles import read_text
+
 HOLDER_STALE_MS = 60 * 60 * 1000
 """A holder that has not finished within an hour is presumed dead."""
 
@@ -84,7 +86,7 @@ class ConsolidationLock:
 
     def _holder(self) -> int | None:
         try:
-            body = self.path.read_text(encoding="utf-8", errors="replace").strip()
+            body = read_text(self.path, 4096, "the dream lock").strip()
         except (FileNotFoundError, IsADirectoryError):
             return None
         return int(body) if body.isdigit() else None
@@ -125,7 +127,9 @@ class ConsolidationLock:
 
     def _write_body(self, body: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # Non-blocking: a named pipe put in place of the lock fails at once instead of waiting.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(self.path, flags, 0o600)
         try:
             os.write(fd, body.encode("ascii"))
         finally:

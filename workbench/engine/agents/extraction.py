@@ -44,7 +44,9 @@ from workbench.engine.agents.prompt import (
 )
 from workbench.engine.agents.tools import Workspace, tool_definitions
 from workbench.engine.atomic import atomic_write_bytes
+from workbench.engine.errors import UserInputError
 from workbench.engine.memories.scan import format_manifest, scan_memory_files
+from workbench.engine.userfiles import NOTES_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.context.transcript import Transcript
@@ -136,8 +138,9 @@ class CursorStore:
 
     def load(self, session_id: str) -> CursorState:
         try:
-            data = json.loads(self._path(session_id).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            path = self._path(session_id)
+            data = load_json(read_bytes(path, NOTES_LIMIT, "an extraction cursor"), str(path))
+        except (OSError, ValueError, UserInputError):
             return CursorState()
         return CursorState.from_json(data) if isinstance(data, dict) else CursorState()
 
@@ -355,7 +358,10 @@ class ExtractionAgent:
         if plan.request is None or not plan.step.should_run:
             return self.result_without_run(plan, dry_run=False)
         locations = self.engine.locations
-        workspace = Workspace(project_root=locations.project_root)
+        workspace = Workspace(
+            project_root=locations.project_root,
+            read_roots=(locations.memory_dir, locations.transcripts_dir),
+        )
         success = False
         try:
             run = await run_fork(

@@ -1,11 +1,12 @@
 """Which tool calls the memory agents may make (`createAutoMemCanUseTool`, spec 02 §4).
 
-Read, Grep and Glob may look anywhere; Bash may run read-only commands only (judged by a real
-shell parse); Edit and Write may touch files inside the memory folder only. Claude Code's test
-is a plain prefix test on the normalised path; the workbench also resolves symlinks, so a link
-inside the folder that points outside it cannot be used to escape. Nothing under a `.git`
-name may be written either: a repository's config can name programs for git to run, and
-read-only Bash may run git in the memory folder.
+Read, Grep and Glob are always allowed here (the tools themselves read regular files only,
+and only inside the project, the memory folder and the transcripts); Bash may run read-only
+commands only (judged by a real shell parse); Edit and Write may touch files inside the
+memory folder only. Claude Code's test is a plain prefix test on the normalised path; the
+workbench also resolves symlinks, so a link inside the folder that points outside it cannot
+be used to escape. Nothing under a `.git` name may be written either: a repository's config
+can name programs for git to run, and read-only Bash may run git in the memory folder.
 """
 
 from __future__ import annotations

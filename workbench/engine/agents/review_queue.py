@@ -30,6 +30,7 @@ from workbench.engine.errors import (
     UserInputError,
 )
 from workbench.engine.jsutil import js_iso
+from workbench.engine.userfiles import MEMORY_FILE_LIMIT, NOTES_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.agents.tools import StagedFile
@@ -174,7 +175,7 @@ class ReviewQueue:
         """Queue the removal of one file; accepting it deletes through history."""
         self._check_target(path)
         try:
-            current = Path(path).read_bytes()
+            current = read_bytes(path, MEMORY_FILE_LIMIT, "a memory file")
         except FileNotFoundError:
             raise NotFoundError(f"no file {self.engine.locations.relative(path)}") from None
         rel = self.engine.locations.relative(path)
@@ -260,37 +261,49 @@ class ReviewQueue:
     # --- deciding ----------------------------------------------------------------------------
 
     def accept(self, proposal_id: str) -> AcceptResult:
-        """Write the proposal through history; refused if the file changed since."""
-        proposal = self.get(proposal_id)
-        note = f"proposal {proposal.id} ({proposal.source})"
-        if proposal.delete:
-            entry = self._delete_checked(proposal, note=note)
-        else:
-            entry = self.write_checked(
-                proposal.abs_path,
-                proposal.content,
-                proposal.base_sha256,
-                note=note,
-                group=proposal.group,
-            )
-        self._discard(proposal)
+        """Write the proposal through history; refused if the file changed since.
+
+        The proposal is looked up, the file checked and written, and the proposal removed, all
+        under the memory folder's lock: no other writer (a save, a second accept of the same
+        proposal) can slip a change in between the check and the write.
+        """
+        first = self.get(proposal_id)
+        if not first.delete:
+            self.check_team_secrets(first.abs_path, first.content)  # before any lock file
+        with self.engine.history.locked():
+            proposal = self.get(first.id)
+            note = f"proposal {proposal.id} ({proposal.source})"
+            if proposal.delete:
+                entry = self._delete_checked(proposal, note=note)
+            else:
+                entry = self.write_checked(
+                    proposal.abs_path,
+                    proposal.content,
+                    proposal.base_sha256,
+                    note=note,
+                    group=proposal.group,
+                )
+            self._discard(proposal)
         return AcceptResult(proposal, entry.id)
 
     def _delete_checked(self, proposal: Proposal, *, note: str) -> HistoryEntry:
         """Delete the file of a delete proposal, refused when it changed since."""
         self._check_target(proposal.abs_path)
-        try:
-            current: bytes | None = Path(proposal.abs_path).read_bytes()
-        except FileNotFoundError:
-            current = None
-        if current is None or sha256_or_none(current) != proposal.base_sha256:
-            raise ConflictError(
-                f"{proposal.path} changed after the deletion was proposed; nothing was deleted "
-                "(reject it and propose again)"
+        with self.engine.history.locked():  # the check and the delete as one step
+            try:
+                current: bytes | None = read_bytes(
+                    proposal.abs_path, MEMORY_FILE_LIMIT, "a memory file"
+                )
+            except FileNotFoundError:
+                current = None
+            if current is None or sha256_or_none(current) != proposal.base_sha256:
+                raise ConflictError(
+                    f"{proposal.path} changed after the deletion was proposed; nothing was "
+                    "deleted (reject it and propose again)"
+                )
+            return self.engine.history.delete(
+                proposal.abs_path, APPLY_ACTION, note=note, group=proposal.group
             )
-        return self.engine.history.delete(
-            proposal.abs_path, APPLY_ACTION, note=note, group=proposal.group
-        )
 
     def reject(self, proposal_id: str) -> Proposal:
         """Drop a proposal without touching the memory folder."""
@@ -309,18 +322,19 @@ class ReviewQueue:
     ) -> HistoryEntry:
         """Write one agent-made file: inside the folder, unchanged since read, no team secrets."""
         self._check_target(path)
-        try:
-            current: bytes | None = Path(path).read_bytes()
-        except FileNotFoundError:
-            current = None
-        if sha256_or_none(current) != base_sha256:
-            raise ConflictError(
-                f"{self.engine.locations.relative(path)} changed after the agent read it; "
-                "the proposed change was not written (reject it and run the agent again)"
-            )
-        data = content.encode("utf-8")
-        self.check_team_secrets(path, content)
-        return self.engine.history.write(path, data, APPLY_ACTION, note=note, group=group)
+        self.check_team_secrets(path, content)  # content only: refused before any lock file
+        with self.engine.history.locked():  # the check and the write as one step
+            try:
+                current: bytes | None = read_bytes(path, MEMORY_FILE_LIMIT, "a memory file")
+            except FileNotFoundError:
+                current = None
+            if sha256_or_none(current) != base_sha256:
+                raise ConflictError(
+                    f"{self.engine.locations.relative(path)} changed after the agent read it; "
+                    "the proposed change was not written (reject it and run the agent again)"
+                )
+            data = content.encode("utf-8")
+            return self.engine.history.write(path, data, APPLY_ACTION, note=note, group=group)
 
     def check_team_secrets(self, path: str, content: str) -> None:
         """Refuse team-memory content that holds a credential (labels only, never the text)."""
@@ -358,7 +372,7 @@ def team_secret_refusal(engine: Engine, path: str, content: str) -> str | None:
 
 def _load(path: Path) -> Proposal | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_bytes(path, NOTES_LIMIT, "a proposal"), str(path))
         return Proposal(**data)
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, UserInputError):
         return None

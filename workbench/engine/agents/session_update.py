@@ -32,6 +32,7 @@ from workbench.engine.context.session_memory import (
     total_tokens,
 )
 from workbench.engine.errors import ConflictError, NotFoundError, UserInputError
+from workbench.engine.userfiles import NOTES_LIMIT, read_bytes, read_text
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -253,7 +254,7 @@ class SessionMemoryUpdater:
 
     def _notes_now(self, target: NotesTarget) -> tuple[str, bool]:
         try:
-            return Path(target.notes_path).read_text(encoding="utf-8", errors="replace"), True
+            return read_text(target.notes_path, NOTES_LIMIT, "a session-memory file"), True
         except FileNotFoundError:
             template, _ = effective_template(self.engine.locations.config_home)
             return template, False
@@ -291,9 +292,17 @@ class SessionMemoryUpdater:
         """Set the file up if needed, run the Edit-only agent, and write its edits."""
         created = setup_notes_file(self.engine, target.notes_path)
         notes, _ = self._notes_now(target)
-        before = Path(target.notes_path).read_bytes()
+        before = read_bytes(target.notes_path, NOTES_LIMIT, "a session-memory file")
         request, source = self.build(target, notes)
-        workspace = Workspace(project_root=self.engine.locations.project_root)
+        locations = self.engine.locations
+        workspace = Workspace(
+            project_root=locations.project_root,
+            read_roots=(
+                locations.memory_dir,
+                locations.transcripts_dir,
+                os.path.dirname(target.notes_path),
+            ),
+        )
         run = await run_fork(
             self.engine,
             request,
@@ -305,7 +314,7 @@ class SessionMemoryUpdater:
         for staged in workspace.changed_files():
             if staged.path != target.notes_path:
                 continue  # the permission check makes this impossible; never write elsewhere
-            current = Path(target.notes_path).read_bytes()
+            current = read_bytes(target.notes_path, NOTES_LIMIT, "a session-memory file")
             if current != before:
                 raise ConflictError(
                     f"{target.notes_path} changed while the update ran; nothing was written"

@@ -34,6 +34,7 @@ from workbench.engine.agents.permissions import (
     create_auto_mem_can_use_tool,
     create_notes_can_use_tool,
 )
+from workbench.engine.userfiles import pseudo_filesystems
 
 __all__ = [
     "AgentTools",
@@ -104,6 +105,21 @@ class Workspace:
 
     project_root: str
     staged: dict[str, StagedFile] = field(default_factory=dict)
+    read_roots: tuple[str, ...] = ()
+    """Folders besides the project that Read, Grep and Glob may look in (memory, transcripts)."""
+
+    def check_readable(self, path: str) -> None:
+        """Refuse a path outside the project and the read roots once links are resolved, so
+        neither a name like /proc/self/environ nor a link to one can be read."""
+        real = os.path.realpath(path)
+        for root in (self.project_root, *self.read_roots):
+            real_root = os.path.realpath(root)
+            if real == real_root or real.startswith(real_root.rstrip("/") + "/"):
+                return
+        raise ToolInputError(
+            f"{path} is outside the folders this agent may read (the project, its memory and "
+            "its transcripts); it was not read"
+        )
 
     def resolve(self, file_path: str) -> str:
         """An absolute, normalised path; relative paths are taken from the project root."""
@@ -119,6 +135,7 @@ class Workspace:
         """The current text of `path` (staged first); raises ToolInputError when unreadable."""
         if path in self.staged:
             return self.staged[path].content
+        self.check_readable(path)
         data = read_regular_file(path, READ_MAX_BYTES, deadline=deadline)
         if len(data) > READ_MAX_BYTES:
             raise ToolInputError(f"{path} is larger than {READ_MAX_BYTES} bytes; read less of it")
@@ -182,6 +199,8 @@ def read_regular_file(path: str, max_bytes: int, *, deadline: float | None = Non
 
 def _require_regular(path: str, info: os.stat_result) -> None:
     if stat.S_ISREG(info.st_mode):
+        if info.st_dev in pseudo_filesystems():
+            raise ToolInputError(f"{path} is a kernel pseudo-file (/proc or /sys); not read")
         return
     if stat.S_ISDIR(info.st_mode):
         raise ToolInputError(f"{path} is a folder, not a file; use Glob or Bash ls to list it")
@@ -480,6 +499,8 @@ class AgentTools:
         except regex.error as exc:
             raise ToolInputError(f"the pattern is not a valid regular expression ({exc})") from None
         root = self.workspace.resolve(_optional_string(tool_input, "path") or ".")
+        if root not in self.workspace.staged:
+            self.workspace.check_readable(root)
         glob = _optional_string(tool_input, "glob")
         mode = tool_input.get("output_mode") or "files_with_matches"
         if mode not in ("files_with_matches", "content", "count"):
@@ -533,6 +554,7 @@ class AgentTools:
         root = Path(self.workspace.resolve(_optional_string(tool_input, "path") or "."))
         if os.path.isabs(pattern) or ".." in Path(pattern).parts:
             raise ToolInputError("give a relative pattern and put the folder in path")
+        self.workspace.check_readable(str(root))
         if not root.is_dir():
             raise ToolInputError(f"{root} is not a folder")
         deadline = time.monotonic() + GLOB_TIMEOUT_S
@@ -544,7 +566,7 @@ class AgentTools:
                         "the pattern matches too much to list in time; narrow the pattern "
                         "or the path"
                     )
-                if is_regular_file(str(candidate)):
+                if is_regular_file(str(candidate)) and self._may_read(str(candidate)):
                     matches.append(candidate)
         except (ValueError, OSError) as exc:
             raise ToolInputError(f"the pattern could not be used ({exc})") from None
@@ -560,6 +582,13 @@ class AgentTools:
         if len(ordered) > GLOB_MAX_RESULTS:
             out += f"\n({len(ordered) - GLOB_MAX_RESULTS} more not shown; narrow the pattern)"
         return out
+
+    def _may_read(self, path: str) -> bool:
+        try:
+            self.workspace.check_readable(path)
+        except ToolInputError:
+            return False
+        return True
 
     def _files_under(self, root: str, glob: str | None, deadline: float) -> Iterator[str]:
         seen: set[str] = set()

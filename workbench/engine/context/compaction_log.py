@@ -28,6 +28,7 @@ from workbench.engine.atomic import atomic_write_bytes
 from workbench.engine.context.jsonl import parse_line
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
+from workbench.engine.userfiles import SCANNED_FILE_LIMIT, load_json, open_stream, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
@@ -418,7 +419,7 @@ def _record_id(now_ms: float | None) -> str:
 
 def _load(path: Path) -> CompactionRecord | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_bytes(path, SCANNED_FILE_LIMIT, "a compaction record"), str(path))
         snap = data.get("snapshot")
         report = data.get("report")
         return CompactionRecord(
@@ -427,7 +428,7 @@ def _load(path: Path) -> CompactionRecord | None:
             snapshot=CompactionSnapshot.from_json(snap) if snap else None,
             report=LossReport.from_json(report) if report else None,
         )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, UserInputError):
         return None
 
 
@@ -545,7 +546,7 @@ def find_summary(path: Path, since: int = 0) -> FoundSummary | None:
     """The last compact boundary starting at or after byte `since`, and its summary text
     (None while the summary record is not written yet)."""
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
+        handle = open_stream(path)
     except OSError:
         return None
     try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.engine.context.gc_pause import collection_paused
 from workbench.engine.context.jsonl import parse_line, sniff_type
 from workbench.engine.context.meter import ContextMeter
 from workbench.engine.context.thresholds import Thresholds
@@ -577,7 +578,7 @@ def replay_file(
         raise NotFoundError(f"no transcript at {target}") from None
     except IsADirectoryError:
         raise UserInputError(f"{target} is a folder, not a transcript file") from None
-    with handle:
+    with handle, collection_paused():
         total = os.fstat(handle.fileno()).st_size
         reporter = Reporter(on_progress, "replaying", total, unit="bytes")
         reporter(0, force=True)

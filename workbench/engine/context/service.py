@@ -4,6 +4,7 @@ for one project, with paths and environment taken from the engine."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from workbench.engine.context.gauge import GaugeReport
     from workbench.engine.context.replay import ReplayReport
     from workbench.engine.context.session_memory import SessionMemoryReport
+    from workbench.engine.context.session_model import SessionModel
     from workbench.engine.context.statusline import StatusFigures
     from workbench.engine.context.transcript import SessionInfo, Transcript
     from workbench.engine.engine import Engine
@@ -78,6 +80,9 @@ class ContextService:
         self.engine = engine
         self._thresholds: dict[tuple[str, tuple[str, ...], str], Thresholds] = {}
         self._sessions: dict[str, tuple[tuple[int, int], SessionInfo]] = {}
+        # One session model at a time, shared by every caller (panes read it in threads).
+        self._model: SessionModel | None = None
+        self._model_lock = threading.Lock()
 
     # --- configuration --------------------------------------------------------------------
 
@@ -178,11 +183,42 @@ class ContextService:
             raise NotFoundError(f"no sessions for this project in {self.transcripts_dir}")
         return files[0]
 
-    def load(self, path: str | os.PathLike[str]) -> Transcript:
-        """Read a whole transcript."""
+    def load(
+        self, path: str | os.PathLike[str], *, on_progress: ProgressCallback | None = None
+    ) -> Transcript:
+        """Read a whole transcript (`on_progress`: see `Transcript.load`)."""
         from workbench.engine.context.transcript import Transcript
 
-        return Transcript.load(path)
+        return Transcript.load(path, on_progress=on_progress)
+
+    def session(
+        self, transcript: str | os.PathLike[str], *, on_progress: ProgressCallback | None = None
+    ) -> SessionModel:
+        """The session model of `transcript`, read once in one streamed pass and shared:
+        the current messages, the model, the message count and the notes' trigger points.
+
+        Only the newest model asked for is kept (choosing another session releases the
+        last); a file that changed since is read again. Thread-safe: callers asking at once
+        wait for one read. `on_progress` hears the read when one is needed."""
+        from workbench.engine.context.session_model import file_key, read_session_model
+
+        path = str(Path(transcript))
+        with self._model_lock:
+            held = self._model
+            if held is not None and held.path == path and held.key == file_key(path):
+                return held
+            self._model = None  # let the old one go before reading the new one
+            held = read_session_model(path, on_progress=on_progress)
+            self._model = held
+            return held
+
+    def release_session(self, transcript: str | os.PathLike[str] | None = None) -> None:
+        """Drop the shared session model (only if it is `transcript`'s, when given)."""
+        with self._model_lock:
+            if transcript is None or (
+                self._model is not None and self._model.path == str(Path(transcript))
+            ):
+                self._model = None
 
     # --- the gauge ------------------------------------------------------------------------
 
@@ -375,7 +411,7 @@ class ContextService:
             token_count_with_estimation,
         )
 
-        loaded = self.load(transcript)
+        loaded = self.session(transcript)
         messages = loaded.current_messages()
         api_count = None
         api_error = None
@@ -414,12 +450,17 @@ class ContextService:
         ptl_gap: int | None = None,
         include_request: bool = False,
         now: datetime | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> CompactPreview:
-        """Every compaction previewed on the transcript's current messages."""
+        """Every compaction previewed on the transcript's current messages. `on_progress`
+        hears the transcript being read, then the preview being built; raising
+        `OperationCancelled` from it stops the work."""
         from workbench.engine.context.compaction.preview import build_compact_preview
         from workbench.engine.context.session_memory import effective_template
+        from workbench.engine.progress import Reporter
 
-        loaded = self.load(transcript)
+        loaded = self.session(transcript, on_progress=on_progress)
+        Reporter(on_progress, "previewing", None, unit="steps")(0, force=True)
         messages = loaded.current_messages()
         notes_path = session_memory_file or str(
             Path(loaded.path).with_suffix("") / "session-memory" / "summary.md"
@@ -490,7 +531,7 @@ class ContextService:
         session of the project). With only `trigger`, the notes are that session's own."""
         from dataclasses import replace
 
-        from workbench.engine.context.session_memory import evaluate_trigger, read_session_memory
+        from workbench.engine.context.session_memory import read_session_memory
 
         trigger_path = self.resolve_transcript(trigger) if trigger else None
         if file:
@@ -502,8 +543,7 @@ class ContextService:
             path = str(transcript.with_suffix("") / "session-memory" / "summary.md")
         report = read_session_memory(path, self.engine.locations.config_home)
         if trigger_path is not None:
-            loaded = self.load(trigger_path)
-            report = replace(report, trigger=evaluate_trigger(loaded.messages))
+            report = replace(report, trigger=self.session(trigger_path).trigger)
         return report
 
 

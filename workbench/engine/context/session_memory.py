@@ -287,70 +287,112 @@ def evaluate_trigger(messages: Sequence[Any], config: TriggerConfig | None = Non
     `messages` are the main-chain messages in order; a compact boundary restarts the token
     count (Claude Code measures only what follows it) but not the extraction state.
     """
-    config = config or TriggerConfig()
-    points: list[TriggerPoint] = []
-    initialized = False
-    tokens_at_last = 0
-    tool_calls_since = 0
-    last_summarized: str | None = None
-    meter = ContextMeter()
-    raws = [as_dict(m) for m in messages]
-    for index, raw in enumerate(raws):
-        meter.add(raw)
-        if raw.get("type") != "assistant" or raw.get("isSidechain") is True:
-            continue
-        tool_calls_since += _tool_use_count(raw)
-        if not _ends_response(raws, index):
-            continue
+    scan = TriggerScan(config)
+    for message in messages:
+        scan.add(message)
+    return scan.finish()
+
+
+class TriggerScan:
+    """`evaluate_trigger` one message at a time, so a streamed read need not keep them.
+
+    Whether a response has ended is known only when the next assistant record arrives (a
+    streamed response is split over several records), so the last one waits, with the
+    token count it saw, until then or until `finish`."""
+
+    __slots__ = (
+        "config",
+        "points",
+        "initialized",
+        "tokens_at_last",
+        "tool_calls_since",
+        "last_summarized",
+        "meter",
+        "index",
+        "pending",
+    )
+
+    def __init__(self, config: TriggerConfig | None = None) -> None:
+        self.config = config or TriggerConfig()
+        self.points: list[TriggerPoint] = []
+        self.initialized = False
+        self.tokens_at_last = 0
+        self.tool_calls_since = 0
+        self.last_summarized: str | None = None
+        self.meter = ContextMeter()
+        self.index = 0
+        # (raw, index, line, token count after it) of a response whose end is not yet known.
+        self.pending: tuple[Mapping[str, Any], int, int, int] | None = None
+
+    def add(self, message: Any) -> None:
+        raw = as_dict(message)
+        index = self.index
+        self.index += 1
+        self.meter.add(raw)
+        if raw.get("type") != "assistant":
+            return
+        if self.pending is not None:
+            pending = self.pending
+            self.pending = None
+            if inner_message(pending[0]).get("id") != inner_message(raw).get("id"):
+                self._judge(*pending)
+        if raw.get("isSidechain") is True:
+            return
+        self.tool_calls_since += _tool_use_count(raw)
+        entry = (raw, index, getattr(message, "line", 0), self.meter.count)
+        if inner_message(raw).get("id") is None:
+            self._judge(*entry)  # no id: nothing later can continue it
+        else:
+            self.pending = entry
+
+    def finish(self) -> TriggerReport:
+        if self.pending is not None:
+            self._judge(*self.pending)
+            self.pending = None
+        return TriggerReport(
+            tuple(self.points),
+            self.initialized,
+            self.last_summarized,
+            self.tokens_at_last,
+            self.config,
+        )
+
+    def _judge(self, raw: Mapping[str, Any], index: int, line: int, current: int) -> None:
         if inner_message(raw).get("model") == "<synthetic>":
-            continue
-        current = meter.count
-        if not initialized:
+            return
+        config, tokens_at_last = self.config, self.tokens_at_last
+        if not self.initialized:
             if current < config.minimum_message_tokens_to_init:
-                continue
-            initialized = True
+                return
+            self.initialized = True
         token_ok = current - tokens_at_last >= config.minimum_tokens_between_update
-        tool_ok = tool_calls_since >= config.tool_calls_between_updates
+        tool_ok = self.tool_calls_since >= config.tool_calls_between_updates
         last_has_tools = _tool_use_count(raw) > 0
         if not (token_ok and (tool_ok or not last_has_tools)):
-            continue
+            return
         reason = (
-            f"{current - tokens_at_last:,} new tokens and {tool_calls_since} tool calls"
+            f"{current - tokens_at_last:,} new tokens and {self.tool_calls_since} tool calls"
             if tool_ok
             else f"{current - tokens_at_last:,} new tokens and the turn ended without tools"
         )
-        entry_line = getattr(messages[index], "line", 0)
-        points.append(
+        uuid, stamp = raw.get("uuid"), raw.get("timestamp")
+        self.points.append(
             TriggerPoint(
-                uuid=raw.get("uuid") if isinstance(raw.get("uuid"), str) else None,
+                uuid=uuid if isinstance(uuid, str) else None,
                 index=index,
-                line=entry_line,
-                timestamp=raw.get("timestamp") if isinstance(raw.get("timestamp"), str) else None,
+                line=line,
+                timestamp=stamp if isinstance(stamp, str) else None,
                 tokens=current,
                 tokens_since_last=current - tokens_at_last,
-                tool_calls_since_last=tool_calls_since,
+                tool_calls_since_last=self.tool_calls_since,
                 last_turn_has_tools=last_has_tools,
                 reason=reason,
             )
         )
-        tokens_at_last = current
-        tool_calls_since = 0
+        self.tokens_at_last = current
+        self.tool_calls_since = 0
         if not last_has_tools:
-            last_summarized = points[-1].uuid
-    return TriggerReport(tuple(points), initialized, last_summarized, tokens_at_last, config)
-
-
-def _ends_response(raws: Sequence[Mapping[str, Any]], index: int) -> bool:
-    """True when no later record of the same streamed response follows before another
-    response starts (tool results in between do not end it)."""
-    response_id = inner_message(raws[index]).get("id")
-    if response_id is None:
-        return True
-    for later in raws[index + 1 :]:
-        if later.get("type") != "assistant":
-            continue
-        return inner_message(later).get("id") != response_id
-    return True
+            self.last_summarized = uuid if isinstance(uuid, str) else None
 
 
 # --- the report -----------------------------------------------------------------------------

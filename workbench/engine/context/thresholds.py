@@ -390,7 +390,8 @@ def _notes(
     version = profile.version
     notes: list[str] = []
     if not listed:
-        notes.append(f"{model} is {row_note}" if row_note else f"{model} is not a known model")
+        unknown = f"{model} is not a model Claude Code {version} knows"
+        notes.append(f"{unknown}: {row_note}" if row_note else unknown)
     elif known_from == "assumed":
         notes.append(f"{model} was {row_note}" if row_note else f"{model} was not observed")
     if switch_on and not by_threshold:

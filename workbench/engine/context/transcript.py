@@ -13,7 +13,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +33,7 @@ from workbench.engine.context.tokens import (
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
 from workbench.engine.profiles.records import ALL_RECORD_TYPES
+from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.userfiles import iter_lines, open_stream
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
@@ -348,10 +349,21 @@ class ApiResponse:
         }
 
 
+_PROGRESS_LINES = 4096
+"""Lines between two progress reports while parsing a transcript."""
+
+
 def parse_entries(
-    data: bytes, *, base_offset: int = 0, first_line: int = 1
+    data: bytes,
+    *,
+    base_offset: int = 0,
+    first_line: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[list[Entry], ReadStats]:
-    """Every line of `data` that is a JSON object, plus counts of everything else."""
+    """Every line of `data` that is a JSON object, plus counts of everything else.
+
+    `progress` hears how many bytes of `data` were parsed, every few thousand lines (it may
+    raise `OperationCancelled` to stop)."""
     entries: list[Entry] = []
     type_counts: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
@@ -363,6 +375,8 @@ def parse_entries(
     last_number = data.count(b"\n") + 1
     for number, offset, line in split_lines(data, base_offset):
         lines += 1
+        if progress is not None and lines % _PROGRESS_LINES == 0:
+            progress(offset - base_offset)
         raw = parse_line(line)
         if raw is None:
             if number == last_number and not ends_cleanly:
@@ -401,8 +415,16 @@ class Transcript:
         self.stats = stats
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, max_bytes: int | None = None) -> Transcript:
-        """Read a transcript; missing files and folders are a `NotFoundError`."""
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        max_bytes: int | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Transcript:
+        """Read a transcript; missing files and folders are a `NotFoundError`. `on_progress`
+        hears how many bytes were parsed ("reading"); raising `OperationCancelled` from it
+        stops the read."""
         target = Path(path)
         if target.is_dir():
             raise UserInputError(f"{target} is a folder, not a transcript file")
@@ -425,7 +447,12 @@ class Transcript:
             raise NotFoundError(f"no transcript at {target}") from None
         except PermissionError:
             raise UserInputError(f"cannot read {target}: permission denied") from None
-        entries, stats = parse_entries(data, base_offset=skipped)
+        report = Reporter(on_progress, "reading", len(data), unit="bytes")
+        report(0, force=True)
+        entries, stats = parse_entries(
+            data, base_offset=skipped, progress=report if report.active else None
+        )
+        report.finish()
         if skipped:
             stats = _with(stats, skipped_bytes=skipped, size_bytes=size)
         return cls(str(target), entries, stats)

@@ -61,13 +61,19 @@ class FileFacts:
 
 def lint_file(facts: FileFacts) -> list[LintFinding]:
     """Every finding for one memory file."""
+    return lint_and_frontmatter(facts)[0]
+
+
+def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFrontmatter | None]:
+    """Every finding for one memory file, and its frontmatter as Claude Code sees it (the
+    first 30 lines; None for a binary file), so a lister need not parse it again."""
     path = facts.path
     if facts.binary:
         return [
             _finding(
                 path, "file-binary", "error", "not a text file: Claude Code will read it as garbage"
             )
-        ]
+        ], None
     findings: list[LintFinding] = []
     if facts.not_utf8:
         findings.append(
@@ -92,7 +98,8 @@ def lint_file(facts: FileFacts) -> list[LintFinding]:
     if FRONTMATTER_MAX_LINES <= facts.text.count("\n"):
         head += "\n"
     seen = parse_frontmatter(head)
-    whole = parse_frontmatter(facts.text)
+    # A short file is its own head: one parse serves both.
+    whole = seen if head == facts.text else parse_frontmatter(facts.text)
     findings.extend(_frontmatter_findings(path, seen, whole, facts))
 
     data = seen.data
@@ -117,7 +124,10 @@ def lint_file(facts: FileFacts) -> list[LintFinding]:
                     f"a {memory_type} memory should say **How to apply:** it",
                 )
             )
-    for number, line in enumerate(facts.text.split("\n"), 1):
+    # One search of the whole text first: a match on a line is a match in the text (line
+    # ends are word boundaries too), and most files have none.
+    dated_lines = facts.text.split("\n") if _RELATIVE_DATE.search(facts.text) else []
+    for number, line in enumerate(dated_lines, 1):
         match = _RELATIVE_DATE.search(line)
         if match:
             findings.append(
@@ -154,7 +164,7 @@ def lint_file(facts: FileFacts) -> list[LintFinding]:
                 f"last changed {facts.age_days} days ago: check it still holds",
             )
         )
-    return findings
+    return findings, seen
 
 
 def _frontmatter_findings(

@@ -24,7 +24,14 @@ class LintFinding:
     line: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Plain dicts: `asdict` deep-copies every field, which a 10,000-file listing pays.
+        return {
+            "path": self.path,
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "line": self.line,
+        }
 
 
 @dataclass(frozen=True)
@@ -52,10 +59,21 @@ class MemoryEntry:
     Code 2.1.332 writes it), or None when it has none."""
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("mtime_ms")
-        data["lints"] = [finding.to_json() for finding in self.lints]
-        return data
+        return {
+            "path": self.path,
+            "abs_path": self.abs_path,
+            "name": self.name,
+            "description": self.description,
+            "type": self.type,
+            "scope": self.scope,
+            "mtime": self.mtime,
+            "age_days": self.age_days,
+            "size_bytes": self.size_bytes,
+            "tokens": self.tokens,
+            "indexed": self.indexed,
+            "lints": [finding.to_json() for finding in self.lints],
+            "type_format": self.type_format,
+        }
 
 
 @dataclass(frozen=True)

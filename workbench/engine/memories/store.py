@@ -38,6 +38,7 @@ from workbench.engine.memories.file_format import (
 )
 from workbench.engine.memories.frontmatter import (
     MEMORY_TYPES,
+    ParsedFrontmatter,
     normalize_text,
     parse_frontmatter,
     split_document,
@@ -55,7 +56,7 @@ from workbench.engine.memories.index import (
     truncate_entrypoint,
     truncation_warning,
 )
-from workbench.engine.memories.lint import LARGE_FILE_BYTES, FileFacts, lint_file
+from workbench.engine.memories.lint import LARGE_FILE_BYTES, FileFacts, lint_and_frontmatter
 from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
@@ -281,6 +282,21 @@ class MemoryStore:
         return resolved
 
     def relative(self, path: str | os.PathLike[str]) -> str:
+        # Paths the folder walk built are the folder plus clean names: cut the prefix
+        # (relpath normalises both sides, a cost a 10,000-file listing pays twice a file).
+        if isinstance(path, str) and os.sep == "/":
+            root = self.locations.memory_dir.rstrip("/")  # kept with a trailing slash
+            rest = path[len(root) + 1 :]
+            if (
+                path.startswith(root)
+                and path[len(root) : len(root) + 1] == "/"
+                and rest
+                and "//" not in rest
+                and "/." not in "/" + rest
+                and os.path.isabs(root)
+                and os.path.normpath(root) == root
+            ):
+                return rest
         return self.locations.relative(path)
 
     def scope_of(self, rel: str) -> str:
@@ -322,12 +338,17 @@ class MemoryStore:
             reads_type_at=self.formats.reads_type_at,
             claude_version=self.engine.profile.version,
         )
-        lints = [] if self.scope_of(rel) == "log" else lint_file(facts)
+        seen: ParsedFrontmatter | None = None
+        if self.scope_of(rel) == "log":
+            lints: list[LintFinding] = []
+        else:
+            # The linter reads the frontmatter of the first 30 lines; the same parse names
+            # the file (a file under 30 lines parses the same with one more newline).
+            lints, seen = lint_and_frontmatter(facts)
         if facts.team and not binary:
             lints.extend(_team_secret_lints(rel, text))
-        seen = (
-            parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n") if not binary else None
-        )
+        if seen is None and not binary:
+            seen = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
         data_fm = seen.data if seen else {}
         name = data_fm.get("name")
         description = data_fm.get("description") or None
@@ -722,7 +743,7 @@ class MemoryStore:
             path = folder / candidate
             if not path.exists():
                 return candidate, False
-            if content is not None and path.is_file() and path.read_bytes() == content:
+            if content is not None and _same_bytes(path, content):
                 return candidate, True
             candidate = f"{stem}-{counter}.md" if kebab else f"{stem}_{counter}.md"
             counter += 1
@@ -994,7 +1015,7 @@ class MemoryStore:
         if expected is None:
             return
         try:
-            current = _fingerprint(target.read_bytes())
+            current = _fingerprint(read_bytes(target, MEMORY_FILE_LIMIT, "a memory file"))
         except FileNotFoundError:
             current = None
         if current != expected:
@@ -1065,7 +1086,7 @@ class MemoryStore:
             )
         history = self.engine.history
         group = history.new_group()
-        data = source.read_bytes()
+        data = read_bytes(source, MEMORY_FILE_LIMIT, "a memory file")
         ids = [
             history.write(
                 dest, data, "rename", note=f"from {self.relative(source)}", group=group
@@ -1194,3 +1215,11 @@ class MemoryStore:
                 lines[i] = line[: INDEX_LINE_GUIDE - 1].rstrip() + "…"
             changed += 1
         return "\n".join(lines), changed
+
+
+def _same_bytes(path: Path, content: bytes) -> bool:
+    """True when `path` is a regular file holding exactly `content` (never waits on a pipe)."""
+    try:
+        return read_start(path, len(content) + 1)[0] == content
+    except OSError:
+        return False

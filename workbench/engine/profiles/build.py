@@ -59,6 +59,7 @@ def models(
     alias_sonnet: str,
     alias_haiku: str,
     newer: tuple[str, ...],
+    newer_window: str,
     no_threshold: bool,
     opus_5_5: str,
     unknown: str,
@@ -67,12 +68,10 @@ def models(
     old = {row.match: row for row in legacy.OUTPUT_ROWS}
     rows: list[ModelRow] = []
     if opus_5_5 != "unlisted":
-        # The other newer models follow claude-opus-5-5's window (probed for the default
-        # model named with --model: the same releases change); before 2.1.219 they were
-        # treated as unknown models.
         rows.append(_padded(current.opus_5_5_row(opus_5_5), padding))
+    if newer_window != "unlisted":
         rows += [
-            _padded(current.newer_row(m, opus_5_5), padding)
+            _padded(current.newer_row(m, newer_window), padding)
             for m in current.NEWER_ORDER
             if m in newer
         ]
@@ -188,6 +187,7 @@ FAMILIES: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
             "alias-sonnet",
             "alias-haiku",
             "newer-models",
+            "newer-model-window",
             "no-threshold-models",
             "opus-5-5-window",
             "unknown-model",

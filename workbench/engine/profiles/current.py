@@ -1,4 +1,5 @@
-"""Claude Code 2.1.332: the rules observed on the real CLI (spec 08).
+"""Claude Code 2.1.332: the rules observed on the real CLI (spec 08), the values rules take
+after their changes (`timeline.py` says from which release; `build.py` assembles them).
 
 Only behaviour was observed, never source. Facts that could not be observed keep 2.1.88's
 rule and say so (`known_from="assumed"`, notes), so a front end never presents a guess as a
@@ -8,14 +9,7 @@ measurement.
 from __future__ import annotations
 
 from workbench.engine.profiles import legacy
-from workbench.engine.profiles.records import (
-    LEGACY_ATTACHMENT_TYPES,
-    LEGACY_RECORD_TYPES,
-    NEW_ATTACHMENT_TYPES,
-    NEW_RECORD_TYPES,
-)
 from workbench.engine.profiles.rules import (
-    CompactWindowRules,
     DreamRules,
     IndexLoadRules,
     MemoryFileRules,
@@ -24,8 +18,6 @@ from workbench.engine.profiles.rules import (
     PartialCompactionRules,
     ProjectDirRules,
     PromptRules,
-    ReactiveRules,
-    RecordRules,
     SettingsRules,
     UnicodePathRules,
 )
@@ -119,7 +111,8 @@ NEWER_NAMES = (
 
 
 def newer_row(match: str, window: str) -> ModelRow:
-    """A newer model's row with a `1m` window (2.1.285 on) or a `200k` one (before)."""
+    """A newer model's row with a `1m` window, a `200k` one, or `none` (not compacted by
+    threshold), as the default model of the release showed when named."""
     row = NEWER_ROWS[match]
     if window == "1m":
         return row
@@ -128,8 +121,9 @@ def newer_row(match: str, window: str) -> ModelRow:
         WINDOW_200K,
         row.default_output,
         row.upper_output,
+        threshold_compaction=window != "none",
         known_from="assumed",
-        note="a 200,000 window, as claude-opus-5-5 had in this release (assumed alike)",
+        note="probed on this release's default model only: assumed alike",
     )
 
 
@@ -165,7 +159,7 @@ def fallback_row(rule: str) -> ModelRow:
             32_000,
             64_000,
             known_from="observed",
-            note="not in this release's table: it gets a 1,000,000 window",
+            note="it gets a 1,000,000 window (observed)",
         )
     if rule == "none":
         return ModelRow(
@@ -175,19 +169,17 @@ def fallback_row(rule: str) -> ModelRow:
             64_000,
             threshold_compaction=False,
             known_from="observed",
-            note="not in this release's table: it is not compacted by threshold",
+            note="it is not compacted by threshold (observed)",
         )
     return ModelRow(
         "",
         WINDOW_200K,
         32_000,
         64_000,
-        note="not a model this release knows: it gets the default window and output limits",
+        note="it gets the default window and output limits",
     )
 
 
-COMPACT_WINDOW = CompactWindowRules(suffixes=True, floor=100_000)
-REACTIVE = ReactiveRules(compacts_on_prompt_too_long=True)
 PARTIAL = PartialCompactionRules(
     keeps_recent_messages=True,
     manual_writes_summary_transcript=False,
@@ -236,10 +228,6 @@ PROMPT = PromptRules(
         "only the single-folder prompt was observed; the team and daily-log prompts keep "
         "2.1.88's shape",
     ),
-)
-RECORDS = RecordRules(
-    record_types=LEGACY_RECORD_TYPES | NEW_RECORD_TYPES.keys(),
-    attachment_types=LEGACY_ATTACHMENT_TYPES | NEW_ATTACHMENT_TYPES.keys(),
 )
 DREAM = DreamRules(
     gates_known=False,

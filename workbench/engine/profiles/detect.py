@@ -21,6 +21,7 @@ from workbench.engine.errors import UserInputError
 from workbench.engine.profiles import BehaviourProfile, profile_for
 from workbench.engine.profiles.timeline import NEWEST_RELEASE
 from workbench.engine.profiles.versions import find_version, parse_version
+from workbench.engine.userfiles import NOTES_LIMIT, load_json, read_bytes
 
 VERSION_ENV = "WORKBENCH_CLAUDE_VERSION"
 COMMAND_ENV = "WORKBENCH_CLAUDE_COMMAND"
@@ -250,8 +251,9 @@ class VersionResolver:
         if self.cache_dir is None or key is None:
             return _MISSING
         try:
-            data = json.loads((self.cache_dir / CACHE_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            path = self.cache_dir / CACHE_FILE
+            data = load_json(read_bytes(path, NOTES_LIMIT, "a version cache"), str(path))
+        except (OSError, ValueError, UserInputError):
             return _MISSING
         if not isinstance(data, dict) or data.get("key") != key:
             return _MISSING

@@ -1,21 +1,16 @@
-"""Claude Code 2.1.88: the rules of its source, as specs 01–04 describe them."""
+"""Claude Code 2.1.88: the rules of its source, as specs 01–04 describe them (the values
+`build.py` starts every rule from)."""
 
 from __future__ import annotations
 
-from workbench.engine.profiles.records import LEGACY_ATTACHMENT_TYPES, LEGACY_RECORD_TYPES
 from workbench.engine.profiles.rules import (
-    CompactWindowRules,
     DreamRules,
-    IndexLoadRules,
     MemoryFileRules,
     ModelRow,
-    ModelRules,
     ObservabilityRules,
     PartialCompactionRules,
     ProjectDirRules,
     PromptRules,
-    ReactiveRules,
-    RecordRules,
     SettingsRules,
     UnicodePathRules,
 )
@@ -61,28 +56,6 @@ OUTPUT_ROWS = (
     _row("3-7-sonnet", 32_000, 64_000),
 )
 
-MODELS = ModelRules(
-    default_model="claude-sonnet-4-6",
-    aliases={
-        "sonnet": "claude-sonnet-4-6",
-        "opus": "claude-opus-4-6",
-        "haiku": "claude-haiku-4-5-20251001",
-        "sonnet[1m]": "claude-sonnet-4-6[1m]",
-        "opus[1m]": "claude-opus-4-6[1m]",
-    },
-    canonical_names=CANONICAL_NAMES,
-    rows=OUTPUT_ROWS,
-    fallback=ModelRow(
-        "",
-        WINDOW_200K,
-        32_000,
-        64_000,
-        note="not a model 2.1.88 knows: it gets the default window and output limits",
-    ),
-)
-
-COMPACT_WINDOW = CompactWindowRules(suffixes=False, floor=None)
-REACTIVE = ReactiveRules(compacts_on_prompt_too_long=False)
 PARTIAL = PartialCompactionRules(keeps_recent_messages=False, manual_writes_summary_transcript=True)
 SETTINGS = SettingsRules(
     memory_dir_sources=("policySettings", "flagSettings", "localSettings", "userSettings"),
@@ -93,11 +66,9 @@ SETTINGS = SettingsRules(
 )
 PROJECT_DIR = ProjectDirRules(name_env=None)
 UNICODE = UnicodePathRules(nfc_project_root=True, runs_in_non_nfc_folder=False)
-INDEX = IndexLoadRules(cleans_text=False, warning_quotes_cut=False)
 MEMORY_FILES = MemoryFileRules(
     reads_type_at=("top-level",), writes_type_at="top-level", kebab_names=False, body_links=False
 )
 PROMPT = PromptRules(style="sectioned")
-RECORDS = RecordRules(record_types=LEGACY_RECORD_TYPES, attachment_types=LEGACY_ATTACHMENT_TYPES)
 DREAM = DreamRules(gates_known=True)
 OBSERVABILITY = ObservabilityRules()

@@ -98,11 +98,23 @@ TIMELINE: dict[str, Timeline] = {
     ),
     "opus-5-5-window": _t(
         "models",
-        "claude-opus-5-5 and the other models newer than 2.1.88: `unlisted` (the rule for "
-        "unknown models applies), a `200k` or a `1m` window (the default model left unnamed "
-        "had the 1M window in 2.1.129–2.1.152 and none in 2.1.153–2.1.284: not modelled)",
+        "claude-opus-5-5: `unlisted` (the rule for unknown models applies), a `200k` or a "
+        "`1m` window",
         "unlisted",
         ("2.1.218", "2.1.219", "200k"),
+        ("2.1.284", "2.1.285", "1m"),
+    ),
+    "newer-model-window": _t(
+        "models",
+        "the other models newer than 2.1.88, named with --model (probed on the default model "
+        "of each release): `unlisted`, a `1m` or `200k` window, or `none` (no threshold "
+        "compaction); the default model left unnamed differs in 2.1.144–2.1.152 and "
+        "2.1.217–2.1.284 (not modelled)",
+        "unlisted",
+        ("2.1.128", "2.1.129", "1m"),
+        ("2.1.143", "2.1.144", "200k"),
+        ("2.1.152", "2.1.153", "none"),
+        ("2.1.216", "2.1.217", "200k"),
         ("2.1.284", "2.1.285", "1m"),
     ),
     "unknown-model": _t(

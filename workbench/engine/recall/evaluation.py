@@ -18,6 +18,7 @@ import yaml
 
 from workbench.engine.engine import Engine
 from workbench.engine.errors import UserInputError
+from workbench.engine.userfiles import NOTES_LIMIT, read_text
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class EvaluationReport:
 def load_queries(path: str | Path) -> list[LabelledQuery]:
     """Read a labelled query file; malformed entries are a `UserInputError`."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_text(path, NOTES_LIMIT, "a query set"))
     except (OSError, yaml.YAMLError) as exc:
         raise UserInputError(f"cannot read query set {path}: {exc}") from None
     if not isinstance(data, list):

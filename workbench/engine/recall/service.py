@@ -16,6 +16,7 @@ from workbench.engine.llm.config import LLMConfig
 from workbench.engine.llm.errors import LLMError
 from workbench.engine.memories.frontmatter import normalize_text, parse_frontmatter
 from workbench.engine.memories.scan import MemoryHeader, MemoryScanner, format_manifest
+from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.recall.freshness import (
     freshness_text,
     memory_age,
@@ -374,8 +375,12 @@ class RecallService:
         session_bytes: int | None = None,
         now: float | None = None,
         client: ModelClient | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> RecallResult:
         """Run the chosen path; `auto` asks the model when a key is set, else ranks offline.
+
+        `on_progress` hears each step (scanning the folder, asking the model, ranking);
+        raising `OperationCancelled` from it stops the run at that step.
 
         On `auto`, a failed model call falls back to the offline ranking and says why; on
         `llm` it raises the `LLMError`. Where recall could not be observed in the release in
@@ -390,6 +395,7 @@ class RecallService:
             session_bytes=session_bytes,
             now=now,
             client=client,
+            report=Reporter(on_progress, "recall", None, unit="steps"),
         )
         note = self.engine.profile.unobserved("recall")
         if note is None:
@@ -409,12 +415,15 @@ class RecallService:
         session_bytes: int | None,
         now: float | None,
         client: ModelClient | None,
+        report: Reporter,
     ) -> RecallResult:
         if engine not in ENGINE_CHOICES:
             raise UserInputError(f"unknown recall engine {engine!r} (auto, llm or offline)")
         if not query.strip():
             raise UserInputError("the recall query is empty")
         surfaced = tuple(surfaced)
+        report(0, "scanning the memory folder", force=True)
+        self.scan()  # the slow part on a big folder; the paths below re-read only changes
         kwargs: _Signals = {
             "recent_tools": recent_tools,
             "surfaced": surfaced,
@@ -429,14 +438,17 @@ class RecallService:
                 if engine == "auto"
                 else ""
             )
+            report(1, "ranking offline", force=True)
             return self.recall_offline(
                 query, requested_engine=engine, notes=[note] if note else [], **kwargs
             )
+        report(1, "asking the model", force=True)
         if engine == "llm":
             return await self.recall_llm(query, client=client, requested_engine=engine, **kwargs)
         try:
             return await self.recall_llm(query, client=client, requested_engine=engine, **kwargs)
         except LLMError as exc:
+            report(2, "ranking offline", force=True)
             return self.recall_offline(
                 query,
                 requested_engine=engine,

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from workbench.engine.claude_paths import find_git_root
 from workbench.engine.errors import UserInputError
+from workbench.engine.userfiles import NOTES_LIMIT, read_text
 
 GITHUB_HOST = "github.com"
 REPO_SLUG_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
@@ -73,7 +74,7 @@ def git_dirs(project_root: str) -> tuple[Path, Path] | None:
         git_dir = marker
     else:
         try:
-            text = marker.read_text(encoding="utf-8")
+            text = read_text(marker, NOTES_LIMIT, "a .git file")
         except (OSError, UnicodeDecodeError):
             return None
         if not text.startswith("gitdir:"):
@@ -81,7 +82,7 @@ def git_dirs(project_root: str) -> tuple[Path, Path] | None:
         git_dir = Path(os.path.normpath(os.path.join(root, text[len("gitdir:") :].strip())))
     common = git_dir
     try:
-        raw = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        raw = read_text(git_dir / "commondir", NOTES_LIMIT, "a git file").strip()
         if raw:
             common = Path(os.path.normpath(os.path.join(git_dir, raw)))
     except (OSError, UnicodeDecodeError):
@@ -177,11 +178,13 @@ def remote_urls(project_root: str) -> list[tuple[str, str]]:
     entries: list[tuple[str, str, str]] = []
     for folder in dict.fromkeys((common, git_dir)):
         try:
-            entries += parse_git_config((folder / "config").read_text(encoding="utf-8"))
+            entries += parse_git_config(read_text(folder / "config", NOTES_LIMIT, "a git config"))
         except (OSError, UnicodeDecodeError):
             continue
         try:  # per-worktree config (extensions.worktreeConfig)
-            entries += parse_git_config((folder / "config.worktree").read_text(encoding="utf-8"))
+            entries += parse_git_config(
+                read_text(folder / "config.worktree", NOTES_LIMIT, "a git config")
+            )
         except (OSError, UnicodeDecodeError):
             pass
     urls: list[tuple[str, str]] = []

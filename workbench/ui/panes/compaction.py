@@ -33,7 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from workbench.engine.errors import WorkbenchError
+from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.formatting import duration_words
 from workbench.ui.panes.base import Pane
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from workbench.engine.context.compaction.survival import SurvivalItem, SurvivalReport
     from workbench.engine.context.compaction_log import CompactionRecord
     from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.progress import Progress
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -73,6 +74,15 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Compaction: Check a summary",
         "Paste a summary or load one from a file and see which facts of the span it lost",
         show=True,
+        scope="pane",
+    ),
+    ActionSpec(
+        "cancel-preview",
+        "escape",
+        "cancel_preview",
+        "Cancel",
+        "Compaction: Cancel the preview",
+        "Stop reading a big transcript for the dry run (f5 runs it again)",
         scope="pane",
     ),
 )
@@ -795,6 +805,13 @@ class CompactionPane(Pane):
             super().__init__()
             self.error = error
 
+    class PreviewProgress(Message):
+        """How far the dry run has got (posted from its worker)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     def __init__(
         self,
         *,
@@ -807,6 +824,10 @@ class CompactionPane(Pane):
         self._autoload = autoload
         self._loaded = False
         self._summary_draft: SummaryChoice | None = None
+        self._progress = ""
+        """What the running preview is doing ("reading 40%"), for the status."""
+        self._cancelled = False
+        """The user stopped the last preview (the status says so until the next one)."""
 
     # --- layout ------------------------------------------------------------------------
 
@@ -893,6 +914,12 @@ class CompactionPane(Pane):
 
     def watch_busy(self) -> None:
         self._update_status()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_preview":
+            return True if self.busy else None  # otherwise escape goes back to the tree
+        return True
 
     def watch_summary(self) -> None:
         self._update_status()
@@ -900,7 +927,10 @@ class CompactionPane(Pane):
     def _update_status(self) -> None:
         statuses = self.query(".compaction-status").results(Static)
         if self.busy:
-            text = Content.styled("previewing…", "$text-warning")
+            doing = self._progress or "previewing…"
+            text = Content.styled(f"{doing} · esc cancels", "$text-warning")
+        elif self._cancelled:
+            text = Content.styled("preview cancelled · f5 runs it again", "$text-warning")
         elif self.summary is not None and not self.summary.is_default:
             text = Content.assemble(
                 ("checking ", "$foreground-muted"), (self.summary.label, "bold")
@@ -999,6 +1029,7 @@ class CompactionPane(Pane):
         info = next((s for s in self.sessions if s.session_id == self.session_id), None)
         if info is None:
             return
+        self._progress, self._cancelled = "", False
         self.busy = True
         wanted = self.summary if summary is True else summary
         self._run_preview(info.session_id, info.path, wanted or None)
@@ -1007,6 +1038,16 @@ class CompactionPane(Pane):
     def _run_preview(self, session_id: str, transcript: str, summary: SummaryChoice | None) -> None:
         engine = self.app.engine  # type: ignore[attr-defined]
         now = datetime.fromtimestamp(self._now_ms() / 1000, tz=UTC)
+        worker = get_current_worker()
+
+        def progress(step: Progress) -> None:
+            # Called in this thread by the engine: the way to stop it, and to show how far.
+            if worker.is_cancelled:
+                raise OperationCancelled("preview cancelled")
+            shown = f"{step.task} {step.fraction:.0%}" if step.total else f"{step.task}…"
+            self.post_message(self.PreviewProgress(shown))
+
+        compact_preview = partial(engine.context.compact_preview, on_progress=progress)
         try:
             if summary is not None and summary.text:
                 # The engine reads summaries from files; pasted text goes through a private
@@ -1014,16 +1055,14 @@ class CompactionPane(Pane):
                 with tempfile.TemporaryDirectory(prefix="workbench-summary-") as folder:
                     file = Path(folder) / "summary.md"
                     file.write_text(summary.text, encoding="utf-8")
-                    preview = engine.context.compact_preview(
-                        transcript, summary_file=str(file), now=now
-                    )
+                    preview = compact_preview(transcript, summary_file=str(file), now=now)
             elif summary is not None and summary.path:
                 path = self._summary_path(summary.path)
-                preview = engine.context.compact_preview(
-                    transcript, summary_file=str(path), now=now
-                )
+                preview = compact_preview(transcript, summary_file=str(path), now=now)
             else:
-                preview = engine.context.compact_preview(transcript, now=now)
+                preview = compact_preview(transcript, now=now)
+        except OperationCancelled:
+            return  # the user's cancel (or a newer preview) already settled the status
         except (WorkbenchError, OSError) as exc:
             self.post_message(self.PreviewFailed(str(exc)))
             return
@@ -1052,6 +1091,20 @@ class CompactionPane(Pane):
             self.preview = message.preview
             if unchanged and new_history:
                 self._render_preview(message.preview)  # the watcher only fires on a new preview
+
+    @on(PreviewProgress)
+    def _preview_progressed(self, message: PreviewProgress) -> None:
+        message.stop()
+        if self.busy:
+            self._progress = message.text
+            self._update_status()
+
+    def action_cancel_preview(self) -> None:
+        """Stop the running dry run; what is on show stays (f5 runs it again)."""
+        if self.busy:
+            self.workers.cancel_group(self, "compaction-preview")
+            self._cancelled = True
+            self.busy = False
 
     @on(PreviewFailed)
     def _preview_failed(self, message: PreviewFailed) -> None:

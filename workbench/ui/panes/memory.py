@@ -71,8 +71,8 @@ class MemoryPane(Pane):
     empty_title = "No memory selected"
     empty_message = "Pick a memory in the tree on the left (↑/↓, Enter), or press n to write one."
 
-    document: reactive[MemoryDocument | None] = reactive(None, init=False)
-    """The memory on show."""
+    document: reactive[MemoryDocument | None] = reactive(None, init=False, repaint=False)
+    """The memory on show (its widgets repaint what changes; the pane draws nothing)."""
     show_source: reactive[bool] = reactive(False, init=False)
     """Show the raw file instead of the rendered markdown."""
 

@@ -31,7 +31,7 @@ from textual.widgets import Input, OptionList, Select, Static, TabbedContent, Ta
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from workbench.engine.errors import WorkbenchError
+from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.formatting import TYPE_BADGES
 from workbench.ui.messages import OpenMemoryRequested
@@ -39,6 +39,7 @@ from workbench.ui.panes.base import Pane
 from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
 
 if TYPE_CHECKING:
+    from workbench.engine.progress import Progress
     from workbench.engine.recall.models import NearMiss, RecallResult, SelectedMemory
     from workbench.engine.recall.service import RecallService
     from workbench.engine.recall.surfacing import SurfacedMemory, SurfacingView
@@ -97,6 +98,15 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Previous tab",
         "Recall: Previous tab",
         "Show the previous of the results, what would be injected, and the manifest",
+        scope="pane",
+    ),
+    ActionSpec(
+        "cancel-recall",
+        "escape",
+        "cancel_recall",
+        "Cancel",
+        "Recall: Cancel the run",
+        "Stop a running recall (a slow model call or a big folder); what was on show stays",
         scope="pane",
     ),
 )
@@ -480,6 +490,14 @@ class RecallPane(Pane):
             self.request = request
             self.result = result
 
+    class Progressed(Message):
+        """The running recall reached a step (posted from its worker)."""
+
+        def __init__(self, request: RecallRequest, step: str) -> None:
+            super().__init__()
+            self.request = request
+            self.step = step
+
     class Failed(Message):
         """A recall simulation failed, with a message for the user."""
 
@@ -503,6 +521,8 @@ class RecallPane(Pane):
         self._last_request: RecallRequest | None = None
         self._option_paths: dict[str, str] = {}
         self._wrapped_at = 0
+        self._step = ""
+        """What the running recall is doing, for the banner."""
 
     # --- layout ------------------------------------------------------------------------
 
@@ -611,6 +631,7 @@ class RecallPane(Pane):
 
     def watch_running(self) -> None:
         self._refresh_banner()
+        self.refresh_bindings()
 
     # --- rendering -----------------------------------------------------------------------
 
@@ -654,8 +675,12 @@ class RecallPane(Pane):
         if banner is None:
             return
         if self.running:
+            doing = f": {self._step}" if self._step else ""
             banner.update(
-                Content.styled(f"Running recall ({self.engine_choice})…", "bold $text-warning")
+                Content.styled(
+                    f"Running recall ({self.engine_choice}){doing}… · esc cancels",
+                    "bold $text-warning",
+                )
             )
         elif self.result is not None:
             stale = self._last_request is not None and self.current_request() != self._last_request
@@ -801,6 +826,13 @@ class RecallPane(Pane):
     )
     def _run_recall(self, request: RecallRequest) -> None:
         worker = get_current_worker()
+
+        def progress(step: Progress) -> None:
+            # Called in this thread at each step: the way to stop it, and to say what it does.
+            if worker.is_cancelled:
+                raise OperationCancelled("recall cancelled")
+            self.post_message(self.Progressed(request, step.detail))
+
         try:
             service = self._warm(request.engine)
             # One run at a time against the service's caches (the manifest reader shares them).
@@ -811,7 +843,10 @@ class RecallPane(Pane):
                     recent_tools=request.recent_tools,
                     surfaced=request.surfaced,
                     now=self._now_ms(),
+                    on_progress=progress,
                 )
+        except OperationCancelled:
+            return  # the cancel action already put the pane back
         except (WorkbenchError, OSError, ImportError) as exc:
             if not worker.is_cancelled:
                 self.post_message(self.Failed(request, str(exc)))
@@ -825,6 +860,23 @@ class RecallPane(Pane):
         self.running = False
         self.show_result(message.result, message.request)
         self.report_engine(engine_label(message.result))
+
+    @on(Progressed)
+    def _progressed(self, message: Progressed) -> None:
+        message.stop()
+        if self.running:
+            self._step = message.step
+            self._refresh_banner()
+
+    def action_cancel_recall(self) -> None:
+        """Stop the running recall: the pane is free at once, the worker stops at its next
+        step (a model call in flight is left to end, its answer dropped)."""
+        if self.running:
+            self.workers.cancel_group(self, "recall")
+            self.running = False
+            self.query_one(".recall-banner", Static).update(
+                Content.styled("Recall cancelled · f5 runs it again", "bold $text-warning")
+            )
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:
@@ -901,6 +953,8 @@ class RecallPane(Pane):
         if action == "leave_box":
             focused = self.screen.focused
             return isinstance(focused, Input) and focused in self.query(Input)
+        if action == "cancel_recall":
+            return True if self.running else None  # otherwise escape goes back to the tree
         return True
 
     def action_leave_box(self) -> None:
@@ -920,6 +974,7 @@ class RecallPane(Pane):
             )
             self.action_focus_query()
             return
+        self._step = ""
         self.running = True
         self._run_recall(request)
 

@@ -151,9 +151,8 @@ class ProposalView:
 
 def load_queue(engine: Engine) -> tuple[ProposalView, ...]:
     """Every pending proposal, newest first, checked against the files as they are now."""
-    from pathlib import Path
-
     from workbench.engine.agents.review_queue import sha256_or_none, team_secret_refusal
+    from workbench.engine.userfiles import MEMORY_FILE_LIMIT, read_bytes
 
     def redact(text: str) -> tuple[str, int]:
         result = engine.team.redact_text(text)
@@ -162,7 +161,7 @@ def load_queue(engine: Engine) -> tuple[ProposalView, ...]:
     views = []
     for proposal in engine.agents.review.list():
         try:
-            current: bytes | None = Path(proposal.abs_path).read_bytes()
+            current: bytes | None = read_bytes(proposal.abs_path, MEMORY_FILE_LIMIT, "a memory")
         except FileNotFoundError:
             current = None
         except OSError:

@@ -79,13 +79,10 @@ class SessionNotes:
 
 def read_session_notes(engine: Engine, session: SessionInfo) -> SessionNotes:
     """The notes of `session` and where updates would fire (reads the transcript once)."""
-    from workbench.engine.context.session_memory import evaluate_trigger
-
     context = engine.context
     report = context.session_memory(session=session.session_id)
-    transcript = context.load(context.resolve_transcript(session=session.session_id))
-    trigger = evaluate_trigger(transcript.messages)
-    return SessionNotes(session, replace(report, trigger=trigger), len(transcript.messages))
+    model = context.session(context.resolve_transcript(session=session.session_id))
+    return SessionNotes(session, replace(report, trigger=model.trigger), model.message_count)
 
 
 # --- display helpers ------------------------------------------------------------------------

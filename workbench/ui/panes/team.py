@@ -87,8 +87,9 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "escape",
         "cancel_push",
         "Cancel",
-        "Sync: Cancel the push",
-        "Stop a running push after the batch in flight (what went up stays recorded)",
+        "Sync: Cancel the push or pull",
+        "Stop a running push after the batch in flight (what went up stays recorded), or a "
+        "pull before its next file",
         scope="pane",
     ),
     ActionSpec(
@@ -668,6 +669,14 @@ class TeamSyncPane(Pane):
             self.uploaded = uploaded
             self.total = total
 
+    class PullCancelled(Message):
+        """A pull stopped between files because the user cancelled it."""
+
+        def __init__(self, written: int, total: int) -> None:
+            super().__init__()
+            self.written = written
+            self.total = total
+
     def __init__(
         self,
         *,
@@ -684,6 +693,7 @@ class TeamSyncPane(Pane):
         self._watch_stop: asyncio.Event | None = None
         self._pushing = False
         self._cancel_push = False
+        self._pulling = False
 
     def compose_body(self) -> ComposeResult:
         yield Static(classes="team-header")
@@ -853,7 +863,7 @@ class TeamSyncPane(Pane):
         if action == "toggle_watch":
             return True if (self.watching or self._can_sync()) else None
         if action == "cancel_push":
-            return True if self._pushing else None
+            return True if (self._pushing or self._pulling) else None
         return True
 
     EXPLAINED_ACTIONS = frozenset({"push_team", "pull_team", "force_push_team", "toggle_watch"})
@@ -897,10 +907,11 @@ class TeamSyncPane(Pane):
             self._run_push(force=True)
 
     def action_cancel_push(self) -> None:
-        """Ask the running push to stop after the batch in flight."""
-        if self._pushing and not self._cancel_push:
+        """Ask the running push to stop after the batch in flight (a pull, before its next
+        file)."""
+        if (self._pushing or self._pulling) and not self._cancel_push:
             self._cancel_push = True
-            self.busy = "cancelling the push…"
+            self.busy = "cancelling the pull…" if self._pulling else "cancelling the push…"
 
     def action_pull_team(self) -> None:
         """Pull the team memory."""
@@ -968,8 +979,31 @@ class TeamSyncPane(Pane):
         client = await self._open_client("pull")
         if client is None:
             return
-        async with client:
-            result = await client.pull()
+        self._pulling, self._cancel_push = True, False
+        self.refresh_bindings()
+        seen = Progress("pulling", 0, 0)
+
+        def progress(step: Progress) -> None:
+            # Runs on the event loop as each file is written: show how far, or stop here.
+            nonlocal seen
+            seen = step
+            if self._cancel_push:
+                raise OperationCancelled("pull cancelled")
+            if step.total:
+                self.busy = (
+                    f"pulling {step.done:,}/{step.total:,} entries ({step.fraction:.0%}) "
+                    "· esc cancels"
+                )
+
+        try:
+            async with client:
+                result = await client.pull(on_progress=progress)
+        except OperationCancelled:
+            self.post_message(self.PullCancelled(seen.done, seen.total or 0))
+            return
+        finally:
+            self._pulling = False
+            self.refresh_bindings()
         self.post_message(self.SyncFinished("pull", result, client.repo))
 
     @work(exclusive=True, group="sync", exit_on_error=False, description="Watching team memory")
@@ -1058,6 +1092,18 @@ class TeamSyncPane(Pane):
         text = (
             f"Push cancelled after {message.uploaded:,} of {message.total:,} changed "
             "entries; the next push sends the rest."
+        )
+        self.last = LastSync(text, "warning")
+        self.notify(text, title="Team sync", severity="warning")
+        self._load_report()
+
+    @on(PullCancelled)
+    def _pull_cancelled(self, message: PullCancelled) -> None:
+        message.stop()
+        self.busy = None
+        text = (
+            f"Pull cancelled after {message.written:,} of {message.total:,} entries; each "
+            "file is whole, and the next pull fetches the rest."
         )
         self.last = LastSync(text, "warning")
         self.notify(text, title="Team sync", severity="warning")

@@ -94,6 +94,10 @@ LEGEND = Content.assemble(
     (" lint", "$foreground-muted"),
 )
 
+HISTORY_VERBS = frozenset({"undo_change", "redo_change"})
+"""Undo and redo: their keys work only in the tree, the viewer or the MEMORY.md pane."""
+HISTORY_PLACES = ("sidebar", "memory-pane", "index-pane")
+
 
 class PaneBox(Vertical):
     """One pane's place in the switcher (`#pane-<id>`): the pane, or its slot until built."""
@@ -164,8 +168,9 @@ class MainScreen(Screen[None]):
     """The latest scan of the memory folder."""
     show_team_index: reactive[bool] = reactive(False, init=False, bindings=True)
     """The MEMORY.md pane shows team/MEMORY.md instead of the private index."""
-    selected: reactive[MemoryEntry | None] = reactive(None, init=False, bindings=True)
-    """The memory under the tree cursor."""
+    selected: reactive[MemoryEntry | None] = reactive(None, init=False, repaint=False)
+    """The memory under the tree cursor (the screen draws nothing of it: repainting the
+    whole screen on each cursor move was what made a move cost a full frame)."""
 
     class EditorRequested(Message):
         """A document was read and the editor should open on it."""
@@ -622,12 +627,19 @@ class MainScreen(Screen[None]):
 
     # --- the viewer --------------------------------------------------------------------
 
+    def watch_selected(self, previous: MemoryEntry | None, selected: MemoryEntry | None) -> None:
+        # Only whether a memory is selected changes which keys apply; re-checking every
+        # binding on each cursor move was most of a move's cost before its frame.
+        if (previous is None) != (selected is None):
+            self.refresh_bindings()
+
     @on(Tree.NodeHighlighted, "#memory-tree")
     def _highlighted(self, event: Tree.NodeHighlighted[object]) -> None:
         data = event.node.data
         self.selected = data if isinstance(data, MemoryEntry) else None
         if isinstance(data, MemoryEntry):
-            self._load_document(data.path)
+            # The moved cursor is drawn first; starting the read's thread can wait a frame.
+            self.call_after_refresh(self._load_document, data.path)
 
     @on(Tree.NodeSelected, "#memory-tree")
     def _selected(self, event: Tree.NodeSelected[object]) -> None:
@@ -703,6 +715,8 @@ class MainScreen(Screen[None]):
             return False
         if action in INDEX_VERBS and not self._focus_within("index-pane"):
             return False
+        if action in HISTORY_VERBS and not self._focus_within(*HISTORY_PLACES):
+            return False  # undo acts on memories: only where they (or MEMORY.md) are on show
         return self.action_applies(action)
 
     def _focus_within(self, *ids: str) -> bool:
@@ -722,6 +736,10 @@ class MainScreen(Screen[None]):
         elif name in INDEX_VERBS:
             await self.built_pane("index")
             self.show_pane("index", focus=True)
+        elif name in HISTORY_VERBS and not self._focus_within(*HISTORY_PLACES):
+            self.remove_class("-sidebar-hidden")
+            self.set_focus(self.tree)
+            self.show_pane("memory", focus=False)
         self.call_after_refresh(self.run_action, action)
 
     def action_applies(self, action: str) -> bool | None:

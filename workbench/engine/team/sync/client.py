@@ -77,6 +77,7 @@ from workbench.engine.team.sync.transport import (
     bounded_request,
     megabytes,
 )
+from workbench.engine.userfiles import read_bytes
 
 if TYPE_CHECKING:
     import httpx
@@ -351,9 +352,18 @@ class TeamSyncClient:
 
     # --- pull -------------------------------------------------------------------------
 
-    async def pull(self, *, skip_etag_cache: bool = False) -> PullResult:
-        """Fetch the team memory and write changed entries into the team folder."""
+    async def pull(
+        self, *, skip_etag_cache: bool = False, on_progress: ProgressCallback | None = None
+    ) -> PullResult:
+        """Fetch the team memory and write changed entries into the team folder.
+
+        `on_progress` hears the download start, then each entry as it is written; raising
+        `OperationCancelled` from it stops the pull before the next file (each file is
+        written whole, through history, or not at all; the state is not saved, so the next
+        pull fetches again and finds the written files unchanged).
+        """
         etag = None if skip_etag_cache else self.state.last_known_checksum
+        Reporter(on_progress, "pulling", None, unit="entries")(0, "(downloading)", force=True)
         fetched = await self._get_with_retries(etag)
         if fetched.error is not None:
             result = PullResult(
@@ -370,7 +380,7 @@ class TeamSyncClient:
             data = fetched.data
             self.state.server_checksums = self._keepable(data.entry_checksums or {})
             self.state.last_known_checksum = usable_checksum(data.checksum) or fetched.etag
-            written, unchanged, skipped = await self._write_entries(data.entries)
+            written, unchanged, skipped = await self._write_entries(data.entries, on_progress)
             result = PullResult(
                 "ok",
                 written=tuple(written),
@@ -393,17 +403,35 @@ class TeamSyncClient:
         }
 
     async def _write_entries(
-        self, entries: Mapping[str, str]
+        self, entries: Mapping[str, str], on_progress: ProgressCallback | None = None
     ) -> tuple[list[str], int, list[SkippedKey]]:
         group = self.history.new_group() if self.history is not None else ""
         limit = asyncio.Semaphore(PULL_WRITE_CONCURRENCY)
         named = await asyncio.to_thread(secrets_in_keys, entries, self._scan)
+        report = Reporter(on_progress, "pulling", len(entries), unit="entries")
+        cancelled: list[OperationCancelled] = []
+        done = 0
+        report(0, force=True)
 
         async def write(key: str, content: str) -> tuple[str, str, SkippedKey | None]:
+            nonlocal done
             async with limit:
-                return await asyncio.to_thread(self._write_one, key, content, group, named.get(key))
+                if cancelled:
+                    return key, "cancelled", None  # never started: nothing of it on disk
+                outcome = await asyncio.to_thread(
+                    self._write_one, key, content, group, named.get(key)
+                )
+                done += 1
+                try:
+                    report(done, display_key(key))
+                except OperationCancelled as exc:
+                    cancelled.append(exc)  # the writes in flight finish; no new one starts
+                return outcome
 
         outcomes = await asyncio.gather(*(write(k, v) for k, v in entries.items()))
+        if cancelled:
+            raise cancelled[0]
+        report.finish(done)
         written: list[str] = []
         skipped: list[SkippedKey] = []
         unchanged = 0
@@ -457,7 +485,7 @@ class TeamSyncClient:
         if len(data) > MAX_FILE_SIZE_BYTES:
             return key, "skipped", SkippedKey(display_key(key), "too_large", f"{len(data)} bytes")
         try:
-            if path.read_bytes() == data:
+            if read_bytes(path, MAX_FILE_SIZE_BYTES, "a team file") == data:
                 return key, "unchanged", None  # identical: leave the file (and its mtime) alone
         except FileNotFoundError:
             pass
@@ -734,7 +762,7 @@ class _OverwriteGuard:
             return None
         path = Path(self.client.team_dir) / key
         try:
-            mine = path.read_bytes()
+            mine = read_bytes(path, MAX_FILE_SIZE_BYTES, "a team file")
         except OSError:
             return None
         entry = history.record(

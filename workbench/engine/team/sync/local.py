@@ -18,6 +18,7 @@ from workbench.engine.atomic import TEMP_SUFFIX
 from workbench.engine.team.sync.keys import redacted_key, secrets_in_keys
 from workbench.engine.team.sync.models import LocalSnapshot, SkippedSecret
 from workbench.engine.team.sync.protocol import MAX_FILE_SIZE_BYTES, js_sort_key
+from workbench.engine.userfiles import read_start
 
 Scanner = Callable[[str], Sequence[Any]]
 
@@ -87,8 +88,7 @@ def read_local_entries(
             if child.stat(follow_symlinks=False).st_size > MAX_FILE_SIZE_BYTES:
                 too_large.append(key)
                 continue
-            with open(child.path, "rb") as handle:
-                raw = handle.read()
+            raw = read_start(child.path, MAX_FILE_SIZE_BYTES + 1)[0]
         except OSError:
             unreadable.append(key)
             continue

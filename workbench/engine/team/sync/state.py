@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engine.atomic import atomic_write_text
+from workbench.engine.errors import UserInputError
+from workbench.engine.userfiles import NOTES_LIMIT, load_json, read_bytes
 
 STATE_VERSION = 1
 MAX_HISTORY = 200
@@ -158,9 +160,9 @@ class SyncStateStore:
         """The saved state, or a fresh one when there is none or it cannot be read."""
         server = normalize_server(server)
         try:
-            raw = self.path_for(server, repo, team_dir).read_text(encoding="utf-8")
-            data = json.loads(raw)
-        except (OSError, ValueError):
+            path = self.path_for(server, repo, team_dir)
+            data = load_json(read_bytes(path, NOTES_LIMIT, "a sync state file"), str(path))
+        except (OSError, ValueError, UserInputError):
             data = None
         return SyncState.from_json(data, server, repo, team_dir)
 
