@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help run demo test bench lint format clean snap-update oracle
+.PHONY: help run demo test bench bench-suite lint format clean snap-update oracle
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -24,12 +24,18 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
-test: $(STAMP)  ## run the test suite
+test: $(STAMP)  ## lint, import contracts, type check, then the test suite
 	$(BIN)/ruff check workbench tests benchmarks
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)  ## run the benchmarks (one line per figure)
-	@for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+bench: $(STAMP)  ## run the benchmarks (one line per figure; bench-suite apart)
+	@for f in $(filter-out benchmarks/bench_suite.py,$(wildcard benchmarks/bench_*.py)); do \
+		$(BIN)/python $$f || exit 1; done
+
+bench-suite: $(STAMP)  ## time the whole test suite (many minutes, so not in bench)
+	$(BIN)/python benchmarks/bench_suite.py
 
 oracle: $(STAMP)  ## real Claude Code releases from npm vs the workbench (minutes; writes docs/compatibility.md)
 	$(BIN)/python -m oracle all

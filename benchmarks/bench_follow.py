@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import median_seconds, report  # noqa: E402
 from benchmarks.gen_transcript import ensure  # noqa: E402
+from workbench.devtools.synth import SessionBuilder  # noqa: E402
 from workbench.engine.context.follow import TranscriptFollower  # noqa: E402
 from workbench.engine.context.gauge import read_gauge_tail  # noqa: E402
-from workbench.engine.context.synth import SessionBuilder  # noqa: E402
 from workbench.engine.context.thresholds import compute_thresholds  # noqa: E402
 
 MB = 100

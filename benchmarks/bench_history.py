@@ -24,8 +24,8 @@ SESSIONS = 200
 
 def build(root: Path) -> tuple[Path, Path, int]:
     """200 sessions of varied length (reads, greps, edits, some compactions)."""
+    from workbench.devtools.synth import SessionBuilder
     from workbench.engine.claude_paths import project_root_for, sanitize_path
-    from workbench.engine.context.synth import SessionBuilder
 
     project = root / "proj"
     project.mkdir(parents=True)

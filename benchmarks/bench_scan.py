@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import median_seconds, report  # noqa: E402
-from workbench.engine.scan import MemoryScanner, format_manifest  # noqa: E402
+from workbench.engine.memories.scan import MemoryScanner, format_manifest  # noqa: E402
 
 TYPES = ("user", "feedback", "project", "reference")
 COUNT = 10_000

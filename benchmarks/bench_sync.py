@@ -41,8 +41,8 @@ def memory_text(rng: random.Random, size: int) -> str:
 
 
 def client_for(team_dir: Path, state_root: Path, url: str):
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_state import SyncStateStore
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.state import SyncStateStore
 
     return TeamSyncClient(
         server=url,
@@ -152,7 +152,7 @@ def bench_concurrent_pushers(root: Path) -> None:
 def bench_hashing(root: Path) -> None:
     import hashlib
 
-    from workbench.engine.team.sync_local import read_local_entries
+    from workbench.engine.team.sync.local import read_local_entries
 
     rng = random.Random(2)
     team = root / "big" / "team"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workbench.engine.context.synth import SessionBuilder  # noqa: E402
+from workbench.devtools.synth import SessionBuilder  # noqa: E402
 
 _WORDS = (
     "request response handler config retry timeout cache index export import session "

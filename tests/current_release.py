@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workbench.engine.context.synth import SessionBuilder
+from workbench.devtools.synth import SessionBuilder
 
 SNAPSHOT_TOKENS = 27_560
 """Rough size of each prompt snapshot (counting it gave 194,560 where 167,000 was the top)."""

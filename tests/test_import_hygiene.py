@@ -48,3 +48,24 @@ def test_no_ui_import_statements_in_engine(package: str):
             if stripped.startswith(("import textual", "from textual", "import rich", "from rich")):
                 offenders.append(f"{path.relative_to(REPO)}:{number}")
     assert offenders == []
+
+
+FRONT_ENDS = ("workbench.ui", "workbench.commands", "workbench.server", "workbench.cli")
+
+
+def test_every_engine_module_loads_no_front_end():
+    """The run-time half of the import contract in pyproject.toml: importing all of the engine
+    (lazy imports included once executed at import) loads no front-end module."""
+    modules = sorted(
+        ".".join(p.relative_to(REPO).with_suffix("").parts)
+        for p in (REPO / "workbench" / "engine").rglob("*.py")
+    )
+    imports = "\n".join(f"import {m}" for m in modules if not m.endswith("__init__"))
+    code = (
+        f"{imports}\nimport sys\n"
+        f"print('\\n'.join(m for m in sys.modules if m.startswith({FRONT_ENDS!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert out.stdout.split() == []

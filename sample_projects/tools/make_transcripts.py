@@ -9,7 +9,7 @@ warnings/ (legacy-billing)
     a session where `/compact` ran as session-memory compaction (a boundary with a preserved
     segment); and an older session with a manual compaction, an interruption and an API error.
 
-The sessions are built with `workbench.engine.context.synth.SessionBuilder`, so they have the
+The sessions are built with `workbench.devtools.synth.SessionBuilder`, so they have the
 shapes of real 2.1.x transcripts: split streaming records sharing usage, hook progress lines,
 file-history snapshots, tool results with `toolUseResult`. The prompt sizes come from the
 usage records the way Claude Code writes them; the large sessions assume a system prompt with
@@ -31,8 +31,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
+from workbench.devtools.synth import SessionBuilder  # noqa: E402
 from workbench.engine.context.session_memory import DEFAULT_TEMPLATE  # noqa: E402
-from workbench.engine.context.synth import SessionBuilder  # noqa: E402
 
 HEALTHY_CWD = "/home/dev/projects/checkout-service"
 BILLING_CWD = "/home/dev/projects/legacy-billing"

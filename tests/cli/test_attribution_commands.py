@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from workbench.cli import main
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine.claude_paths import project_root_for, sanitize_path
-from workbench.engine.context.synth import SessionBuilder
 
 
 @pytest.fixture

@@ -243,7 +243,7 @@ def test_fingerprints_do_not_depend_on_the_current_folder(tmp_path: Path, capsys
 
 
 def test_a_file_holding_two_kinds_names_both_when_held_back(tmp_path: Path):
-    from workbench.engine.team.sync_local import read_local_entries
+    from workbench.engine.team.sync.local import read_local_entries
 
     team = tmp_path / "team"
     team.mkdir()

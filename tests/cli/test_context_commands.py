@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from workbench.cli import main
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine.claude_paths import project_root_for, sanitize_path
 from workbench.engine.context.session_memory import DEFAULT_TEMPLATE
-from workbench.engine.context.synth import SessionBuilder
 
 GAUGE_KEYS = {
     "transcript",

@@ -27,7 +27,7 @@ from hostile import (
 )
 
 from workbench.cli import main
-from workbench.engine.context.synth import SessionBuilder
+from workbench.devtools.synth import SessionBuilder
 
 
 @dataclass(frozen=True)

@@ -346,8 +346,8 @@ def test_a_pull_stops_before_the_next_file_when_its_callback_raises(tmp_path: Pa
     import asyncio
 
     from workbench.engine import progress
-    from workbench.engine.team.sync_client import PULL_WRITE_CONCURRENCY, TeamSyncClient
-    from workbench.engine.team.sync_state import SyncStateStore
+    from workbench.engine.team.sync.client import PULL_WRITE_CONCURRENCY, TeamSyncClient
+    from workbench.engine.team.sync.state import SyncStateStore
 
     monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 0.0)  # every written file reports
     entries = 200

@@ -460,7 +460,7 @@ def test_published_example_keys_are_placeholders_yet_refused(tmp_path: Path):
     from workbench.engine.claude_paths import resolve_locations
     from workbench.engine.team.secrets.guard import check_team_mem_secrets
     from workbench.engine.team.secrets.scanner import find_secrets
-    from workbench.engine.team.sync_local import read_local_entries
+    from workbench.engine.team.sync.local import read_local_entries
 
     for key, rule in (
         (_firebase_sample(), "gcp-api-key"),

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from workbench.cli import main
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
-from workbench.engine.context.synth import SessionBuilder
 
 SESSION = "5e55a0e1-aaaa-4bbb-8ccc-0123456789ab"
 MEMORY = (

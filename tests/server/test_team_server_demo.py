@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.engine import Engine
-from workbench.engine.team.sync_state import SyncStateStore
+from workbench.engine.team.sync.state import SyncStateStore
 from workbench.server.demo import TEAMMATE_NOTE_KEY, demo_team
 
 

@@ -137,8 +137,8 @@ def test_rate_limits_answer_429_with_retry_after_per_token_shared_by_every_serve
 
 async def test_the_sync_client_waits_out_a_429_and_pulls(team_db, tmp_path):
     from workbench.engine import Engine
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_state import SyncStateStore
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.state import SyncStateStore
 
     project = tmp_path / "project"
     project.mkdir()

@@ -7,24 +7,20 @@ import asyncio
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.app import App
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from workbench.config import Settings
+from tests.ui.harness import TEST_SETTINGS
 from workbench.engine import Engine
 from workbench.ui.app import WorkbenchApp, make_app
 
 DAY = 86_400
-TEST_SETTINGS = Settings(
-    watch_files=False,
-    cursor_blink=False,
-    animation="none",
-    user_themes=False,
-    show_full_paths=False,
-)
 
 MEMORIES: dict[str, tuple[float, str]] = {
     "user_role.md": (
@@ -145,12 +141,13 @@ def app_factory():
     return build
 
 
-# Workers that wait on the user (a modal) or run for the app's lifetime (the file watcher).
-OPEN_ENDED_GROUPS = ("ask", "watch")
+# Workers that wait on the user (a modal) or run for the app's lifetime (the file watchers).
+OPEN_ENDED_GROUPS = ("ask", "review-ask", "watch")
 
 
-async def settle(app: WorkbenchApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    """Let disk workers finish and the screen catch up (never waits on open-ended workers).
+async def settle(app: App[Any], pilot, *, skip: tuple[str, ...] = OPEN_ENDED_GROUPS) -> None:  # type: ignore[no-untyped-def]
+    """The one settle helper of the pilot tests: let every worker outside `skip` finish and
+    the screen catch up (by default never waits on open-ended workers).
 
     Idle means idle three checks running: a pane shown by the last refresh starts its loading
     worker on the Show event that refresh sends, a moment after the first quiet check.
@@ -158,15 +155,25 @@ async def settle(app: WorkbenchApp, pilot) -> None:  # type: ignore[no-untyped-d
     quiet = 0
     for _ in range(200):
         await pilot.pause()
-        busy = [w for w in app.workers if not w.is_finished and w.group not in OPEN_ENDED_GROUPS]
+        busy = [w for w in app.workers if not w.is_finished and w.group not in skip]
         if not busy:
             quiet += 1
             if quiet == 3:
                 break
             continue
         quiet = 0
-        await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=5)
+        await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=10)
     await pilot.pause()
+
+
+async def wait_until(pilot, condition: Callable[[], object], timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+    """Pause until `condition()` holds, for what runs on its own clock (a watcher, a thread);
+    fails the test after `timeout` seconds, a generous bound rather than a speed."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the app"
+        await pilot.pause(0.05)
+    return True
 
 
 async def _finished(worker) -> None:  # type: ignore[no-untyped-def]

@@ -4,13 +4,12 @@ style, quick recall tabs, a screenshot that always lands somewhere."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 from textual.widgets import OptionList, Static
 
-from tests.ui.conftest import Toasts, settle
+from tests.ui.conftest import Toasts, settle, wait_until
 from workbench.engine.context.transcript import SessionInfo
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.index import IndexPane
@@ -20,13 +19,6 @@ from workbench.ui.widgets.memory_tree import MemoryTree
 from workbench.ui.widgets.status_line import StatusLine
 
 SIZE = (120, 36)
-
-
-async def wait_until(pilot, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.05)
 
 
 async def test_an_empty_filter_result_says_so(memory_project, app_factory):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from workbench.engine.memory_models import MemoryDocument, MemoryEntry
+from workbench.engine.memories.models import MemoryDocument, MemoryEntry
 from workbench.ui.editing import compose_edit, editable_from
 
 

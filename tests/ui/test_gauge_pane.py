@@ -4,25 +4,19 @@ and SVG snapshots fed the engine's result objects."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.app import App, ComposeResult
-from textual.widget import Widget
+from textual.app import App
 from textual.widgets import Select, Static
 
-from tests.ui.conftest import TEST_SETTINGS, settle
-from tests.ui.harness import PaneHarness
-from workbench.config import Settings
+from tests.ui.conftest import TEST_SETTINGS, settle, wait_until
+from tests.ui.harness import EngineHarness, PaneHarness
 from workbench.engine import Engine
 from workbench.engine.context.thresholds import compute_thresholds, token_warning_state
 from workbench.engine.context.views import GaugeView
-from workbench.ui.app import APP_TCSS
 from workbench.ui.panes.gauge import PANE_ACTIONS, GaugePane
-from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults
 from workbench.ui.widgets.context_plot import (
     ContextPlot,
     PlotSeries,
@@ -35,40 +29,10 @@ from workbench.ui.widgets.context_plot import (
 from workbench.ui.widgets.threshold_ladder import ThresholdLadder, ladder_lines
 
 SIZE = (110, 48)
+NOW_MS = 1_800_000_000_000
 WARNINGS_NEWEST = "1e3a91c0-5d42-4b8f-a6e1-93c2d0f8b4a6"
 WARNINGS_COMPACTED = "5f7d3e21-8c64-4a19-b2d5-61e0a9c37f84"
 HEALTHY_NEWEST = "2f9c1e4a-3b9d-4f0e-9a61-2d5c8e0b7f13"
-
-
-class EngineHarness(App[None]):
-    """One pane on a real engine, with the app's stylesheet, theme and settings."""
-
-    CSS_PATH = str(APP_TCSS)
-
-    def __init__(
-        self,
-        engine: Engine,
-        make_pane: Callable[[], Widget],
-        *,
-        settings: Settings = TEST_SETTINGS,
-    ) -> None:
-        super().__init__()
-        self.engine = engine
-        self.settings = settings
-        self._make_pane = make_pane
-        for theme in BUILTIN_THEMES.values():
-            self.register_theme(theme)
-        self.theme = "workbench-dark"
-        self.animation_level = "none"
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return app_variable_defaults(self.current_theme)
-
-    def now_ms(self) -> float:
-        return 1_800_000_000_000
-
-    def compose(self) -> ComposeResult:
-        yield self._make_pane()
 
 
 def plain(widget: Static) -> str:
@@ -97,17 +61,6 @@ def append_call(transcript: Path, extra_tokens: int, n: int = 1) -> None:
         handle.write(json.dumps(record) + "\n")
 
 
-async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
-    """Pause until `predicate` holds (the follower runs on its own thread)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if predicate():
-            return True
-        await pilot.pause(0.05)
-    return predicate()
-
-
 def follow_workers(app: App[None]) -> list:  # type: ignore[type-arg]
     return [w for w in app.workers if w.group == "watch" and not w.is_finished]
 
@@ -118,7 +71,7 @@ def follow_workers(app: App[None]) -> list:  # type: ignore[type-arg]
 async def test_reads_the_newest_session_near_auto_compact(sample_engine):
     engine = sample_engine("warnings")
     expected = engine.context.gauge(latest=True)
-    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -159,7 +112,7 @@ async def test_reads_the_newest_session_near_auto_compact(sample_engine):
 
 async def test_the_picker_switches_sessions(sample_engine):
     engine = sample_engine("warnings")
-    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -181,7 +134,7 @@ async def test_the_picker_switches_sessions(sample_engine):
 
 async def test_refresh_reads_what_was_appended(sample_engine):
     engine = sample_engine("healthy")
-    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -198,18 +151,18 @@ async def test_refresh_reads_what_was_appended(sample_engine):
 
 async def test_live_follow_updates_and_the_toggle_stops_it(sample_engine):
     engine = sample_engine("healthy")
-    app = EngineHarness(engine, lambda: GaugePane(follow=True, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=True, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
         assert pane.following and len(follow_workers(app)) == 1
         assert "following" in plain(pane.query_one(".gauge-follow", Static))
-        assert await wait_for(pilot, lambda: pane.report is not None)
+        assert await wait_until(pilot, lambda: pane.report is not None)
         transcript = Path(pane.report.transcript or "")  # type: ignore[union-attr]
         await pilot.pause(0.3)  # let the watcher settle in before writing
         append_call(transcript, 20_000, n=1)
         expected = engine.context.gauge(session=HEALTHY_NEWEST).used
-        assert await wait_for(pilot, lambda: pane.report.used == expected)  # type: ignore[union-attr]
+        assert await wait_until(pilot, lambda: pane.report.used == expected)  # type: ignore[union-attr]
         assert pane.updates >= 1
         # The plot's last column follows the live reading straight away.
         assert pane.query_one(ContextPlot).series.now == expected  # type: ignore[union-attr]
@@ -217,14 +170,14 @@ async def test_live_follow_updates_and_the_toggle_stops_it(sample_engine):
         await pilot.press("f")
         await pilot.pause()
         assert not pane.following
-        assert await wait_for(pilot, lambda: not follow_workers(app))
+        assert await wait_until(pilot, lambda: not follow_workers(app))
         assert "not following" in plain(pane.query_one(".gauge-follow", Static))
         append_call(transcript, 20_000, n=2)
         await pilot.pause(1.0)
         assert pane.report.used == expected  # type: ignore[union-attr]
 
         await pilot.press("f")
-        assert await wait_for(pilot, lambda: pane.report.used > expected)  # type: ignore[union-attr]
+        assert await wait_until(pilot, lambda: pane.report.used > expected)  # type: ignore[union-attr]
         assert pane.report.used == engine.context.gauge(session=HEALTHY_NEWEST).used  # type: ignore[union-attr]
 
 
@@ -232,11 +185,13 @@ async def test_live_follow_updates_and_the_toggle_stops_it(sample_engine):
 async def test_the_watch_files_setting_decides_follow(sample_engine, watch_files: bool):
     engine = sample_engine("healthy")
     settings = TEST_SETTINGS.replace(watch_files=watch_files)
-    app = EngineHarness(engine, lambda: GaugePane(id="gauge-pane"), settings=settings)
+    app = EngineHarness(
+        engine, lambda: GaugePane(id="gauge-pane"), settings=settings, now_ms=NOW_MS
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
-        assert await wait_for(pilot, lambda: pane.report is not None)
+        assert await wait_until(pilot, lambda: pane.report is not None)
         assert pane.following is watch_files
         assert bool(follow_workers(app)) is watch_files
 
@@ -247,7 +202,7 @@ async def test_env_overrides_are_listed(install_sample, monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "not-a-number")
     monkeypatch.setenv("DISABLE_AUTO_COMPACT", "1")
     engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
-    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -273,7 +228,7 @@ async def test_a_project_without_sessions_says_so(install_sample):
     for transcript in sample.transcripts_dir.glob("*.jsonl"):
         transcript.unlink()
     engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
-    app = EngineHarness(engine, lambda: GaugePane(follow=True, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=True, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from tests.ui.test_gauge_pane import EngineHarness as GaugeHarness
-from tests.ui.test_gauge_pane import pane_of
-from tests.ui.test_team_pane import EngineHarness as TeamHarness
+from tests.ui.conftest import wait_until
+from tests.ui.harness import EngineHarness
+from tests.ui.test_gauge_pane import NOW_MS, pane_of
 from tests.ui.test_team_pane import (  # noqa: F401 - fixtures
     sample,
     server_entries,
@@ -24,7 +24,6 @@ from tests.ui.test_team_pane import (  # noqa: F401 - fixtures
     team_dir,
     team_server,
     text_of,
-    wait_for,
 )
 from workbench.engine import progress
 from workbench.engine.errors import OperationCancelled
@@ -65,11 +64,11 @@ async def test_the_gauge_shows_replay_progress_and_escape_cancels_it(sample_engi
         return result
 
     monkeypatch.setattr(engine.context, "replay", slow_replay)
-    app = GaugeHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"))
+    app = EngineHarness(engine, lambda: GaugePane(follow=False, id="gauge-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         pane = pane_of(app)
         title = pane.query_one(".gauge-plot-title", Static)
-        await wait_for(pilot, lambda: "%" in str(title.render()), timeout=30)
+        await wait_until(pilot, lambda: "%" in str(title.render()), timeout=30)
         assert "replaying…" in str(title.render()) and "esc cancels" in str(title.render())
         # Responsive meanwhile: the reading is on screen while the replay runs.
         assert pane.report is not None and pane.replay is None
@@ -77,13 +76,13 @@ async def test_the_gauge_shows_replay_progress_and_escape_cancels_it(sample_engi
         assert pane.check_action("cancel_replay", ()) is True
         pane.focus()
         await pilot.press("escape")
-        await wait_for(pilot, lambda: outcome == ["cancelled"], timeout=30)
-        await wait_for(pilot, lambda: "replay cancelled" in str(title.render()), timeout=30)
+        await wait_until(pilot, lambda: outcome == ["cancelled"], timeout=30)
+        await wait_until(pilot, lambda: "replay cancelled" in str(title.render()), timeout=30)
         assert pane.replay is None and pane.check_action("cancel_replay", ()) is None
         # f5 runs it again, to the end.
         monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 3600.0)
         await pilot.press("f5")
-        await wait_for(pilot, lambda: pane.replay is not None, timeout=30)
+        await wait_until(pilot, lambda: pane.replay is not None, timeout=30)
         assert outcome == ["cancelled", "finished"] and len(pane.replay.turns) == 28
 
 
@@ -92,7 +91,7 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
     team_server,  # noqa: F811
     monkeypatch,
 ):
-    from workbench.engine.team.sync_client import TeamSyncClient
+    from workbench.engine.team.sync.client import TeamSyncClient
 
     real_put = TeamSyncClient._put
 
@@ -111,7 +110,7 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
             encoding="utf-8",
         )
     total = 12 + 5
-    app = TeamHarness(engine, lambda: TeamSyncPane(id="team-pane"))
+    app = EngineHarness(engine, lambda: TeamSyncPane(id="team-pane"))
     async with app.run_test(size=(110, 60)) as pilot:
         await settle(app, pilot)
         pane = app.query_one(TeamSyncPane)
@@ -124,7 +123,7 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
 
         pane.watch(pane, "busy", watch_busy, init=False)
         await pilot.press("P")
-        await wait_for(pilot, lambda: pane.check_action("cancel_push", ()) is True, timeout=30)
+        await wait_until(pilot, lambda: pane.check_action("cancel_push", ()) is True, timeout=30)
         await pilot.press("escape")
         await settle(app, pilot)
         notices = text_of(pane, ".team-notices")
@@ -148,7 +147,7 @@ async def test_the_team_pane_shows_pull_progress_and_escape_stops_it(
     monkeypatch,
 ):
     from tests.ui.test_team_pane import REPO
-    from workbench.engine.team.sync_client import TeamSyncClient
+    from workbench.engine.team.sync.client import TeamSyncClient
     from workbench.server.store import TeamStore
 
     real_write = TeamSyncClient._write_one
@@ -168,14 +167,14 @@ async def test_the_team_pane_shows_pull_progress_and_escape_stops_it(
         store.close()
     engine = synced_engine(sample, team_server)
     notes = team_dir(engine) / "notes"
-    app = TeamHarness(engine, lambda: TeamSyncPane(id="team-pane"))
+    app = EngineHarness(engine, lambda: TeamSyncPane(id="team-pane"))
     async with app.run_test(size=(110, 60)) as pilot:
         await settle(app, pilot)
         pane = app.query_one(TeamSyncPane)
         shown: list[str] = []
         pane.watch(pane, "busy", lambda value: value and shown.append(value), init=False)
         await pilot.press("p")
-        await wait_for(
+        await wait_until(
             pilot, lambda: any(f"/{total} entries" in text for text in shown), timeout=30
         )
         # Responsive meanwhile: the pane answers and offers the cancel key.
@@ -230,18 +229,18 @@ async def test_the_compaction_pane_shows_progress_and_escape_cancels_it(
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(CompactionPane)
         status = pane.query_one(".compaction-status", Static)
-        await wait_for(pilot, lambda: "reading" in str(status.render()), timeout=30)
-        await wait_for(pilot, lambda: "%" in str(status.render()), timeout=30)
+        await wait_until(pilot, lambda: "reading" in str(status.render()), timeout=30)
+        await wait_until(pilot, lambda: "%" in str(status.render()), timeout=30)
         assert "esc cancels" in str(status.render())
         # Responsive meanwhile: the session list is there and the cancel key is offered.
         assert pane.busy and pane.sessions and pane.check_action("cancel_preview", ()) is True
         pane.focus()
         await pilot.press("escape")
-        await wait_for(pilot, lambda: outcome == ["cancelled"], timeout=30)
+        await wait_until(pilot, lambda: outcome == ["cancelled"], timeout=30)
         assert "preview cancelled" in str(status.render()) and not pane.busy
         assert pane.preview is None and pane.check_action("cancel_preview", ()) is None
         # f5 runs it again, to the end.
         monkeypatch.setattr(progress, "DEFAULT_INTERVAL", 3600.0)
         await pilot.press("f5")
-        await wait_for(pilot, lambda: pane.preview is not None, timeout=60)
+        await wait_until(pilot, lambda: pane.preview is not None, timeout=60)
         assert outcome == ["cancelled", "finished"] and pane.preview.chosen == "session_memory"

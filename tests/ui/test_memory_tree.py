@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.ui.conftest import settle
 from tests.ui.harness import PaneHarness
-from workbench.engine.memory_models import MemoryEntry
+from workbench.engine.memories.models import MemoryEntry
 from workbench.ui.widgets.memory_tree import MAX_PER_GROUP, MORE, MemoryTree
 
 NOW_MS = 1_800_000_000_000
@@ -99,7 +99,7 @@ async def test_leaves_fit_the_width_once_the_scrollbar_appears():
 
 def test_the_tree_lists_scopes_in_the_order_the_warm_up_expects():
     # The warm-up reads the memory the tree opens on (`first_listed`); both must agree.
-    from workbench.engine.store import SCOPE_ORDER, first_listed
+    from workbench.engine.memories.store import SCOPE_ORDER, first_listed
     from workbench.ui.widgets.memory_tree import GROUPS
 
     assert tuple(scope for scope, _title, _prefix in GROUPS) == SCOPE_ORDER

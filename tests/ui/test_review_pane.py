@@ -8,83 +8,23 @@ refused with nothing overwritten, rejecting leaves the memory folder alone.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from secretgen import make_token
-from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
-from textual.worker import WorkerCancelled, WorkerFailed
 
+from tests.ui.conftest import Toasts, settle
+from tests.ui.harness import EngineHarness
 from workbench.engine import Engine
 from workbench.engine.agents.tools import StagedFile
-from workbench.ui.app import APP_TCSS
-from workbench.ui.messages import ChangeApplied
 from workbench.ui.panes.review import PANE_ACTIONS, ReviewPane
 from workbench.ui.screens.confirm import ConfirmModal
-from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults
 from workbench.ui.widgets.diff_view import DiffView
 
 SIZE = (110, 40)
-
-
-class EngineHarness(App[None]):
-    """The pane alone, with the app's stylesheet, a real engine and a fixed clock."""
-
-    CSS_PATH = str(APP_TCSS)
-
-    def __init__(self, engine: Engine, make_pane: Callable[[], ReviewPane]) -> None:
-        super().__init__()
-        self.engine = engine
-        self._make_pane = make_pane
-        self.changes: list[tuple[str, str | None]] = []
-        for theme in BUILTIN_THEMES.values():
-            self.register_theme(theme)
-        self.theme = "workbench-dark"
-        self.animation_level = "none"
-
-    def now_ms(self) -> float:
-        return time.time() * 1000
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return app_variable_defaults(self.current_theme)
-
-    def compose(self) -> ComposeResult:
-        yield self._make_pane()
-
-    def on_change_applied(self, message: ChangeApplied) -> None:
-        self.changes.append((message.outcome.summary, message.outcome.select))
-
-
-class Toasts(list):  # type: ignore[type-arg]
-    """A `message_hook` that keeps every notification."""
-
-    def __call__(self, message: object) -> None:
-        from textual.notifications import Notify
-
-        if isinstance(message, Notify):
-            self.append(message.notification)
-
-
-async def settle(app: App[None], pilot) -> None:  # type: ignore[no-untyped-def]
-    """Wait for the pane's workers (not the ones waiting on a dialog), then repaint."""
-    for _ in range(100):
-        await pilot.pause()
-        busy = [w for w in app.workers if not w.is_finished and w.group != "review-ask"]
-        if not busy:
-            break
-        await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=10)
-    await pilot.pause()
-
-
-async def _finished(worker) -> None:  # type: ignore[no-untyped-def]
-    with contextlib.suppress(WorkerCancelled, WorkerFailed):
-        await worker.wait()
 
 
 def snapshot_tree(folder: Path) -> dict[str, str]:
@@ -172,7 +112,9 @@ async def test_accept_writes_through_history_and_undo_reverts_it(engine, memory)
         await pilot.press("a")
         await settle(app, pilot)
         assert (memory / "feedback_uv.md").read_text() == NEW_MEMORY[1]
-        assert app.changes == [("accepted the proposed feedback_uv.md", "feedback_uv.md")]
+        assert [(o.summary, o.select) for o in app.applied] == [
+            ("accepted the proposed feedback_uv.md", "feedback_uv.md")
+        ]
         assert pane.proposals == () and not pane.has_content
         assert engine.agents.review.list() == []
         assert pane.check_action("accept_proposal", ()) is None
@@ -202,7 +144,7 @@ async def test_a_file_changed_since_is_refused_and_nothing_is_overwritten(engine
         [failure] = [t for t in toasts if t.severity == "error"]
         assert failure.title == "Not accepted: user_role.md changed since"
         assert "changed after the agent read it" in failure.message
-        assert app.changes == []
+        assert [(o.summary, o.select) for o in app.applied] == []
         assert len(pane.proposals) == 1 and pane.selected.changed_since
         detail = str(pane.query_one(".review-detail", Static).render())
         assert "The file changed after this was proposed" in detail
@@ -275,7 +217,7 @@ async def test_accept_all_asks_first_then_accepts_oldest_first(engine, memory):
         await settle(app, pilot)
         assert (memory / "feedback_uv.md").exists()
         assert "feedback_uv.md" in (memory / "MEMORY.md").read_text()
-        assert app.changes == [
+        assert [(o.summary, o.select) for o in app.applied] == [
             ("accepted 2 proposals (feedback_uv.md, MEMORY.md)", None),
         ]
         assert pane.proposals == ()

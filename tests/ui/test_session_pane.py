@@ -3,7 +3,6 @@ snapshots fed the engine's result objects for the `warnings` and `healthy` sampl
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,51 +10,18 @@ from textual.app import App, ComposeResult
 from textual.widget import Widget
 from textual.widgets import OptionList, Static, TabbedContent, TabPane
 
-from tests.ui.conftest import TEST_SETTINGS, settle
-from tests.ui.harness import PaneHarness
-from workbench.config import Settings
+from tests.ui.conftest import settle
+from tests.ui.harness import EngineHarness, PaneHarness
 from workbench.engine import Engine
 from workbench.engine.context.session_memory import DEFAULT_TEMPLATE
 from workbench.engine.context.views import SessionNotes
-from workbench.ui.app import APP_TCSS
 from workbench.ui.panes.session import PANE_ACTIONS, SessionPane
-from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults
 from workbench.ui.widgets.session_notes import SectionBars, TriggerTimeline
 
 SIZE = (110, 44)
+NOW_MS = 1_800_000_000_000
 WARNINGS_NEWEST = "1e3a91c0-5d42-4b8f-a6e1-93c2d0f8b4a6"
 WARNINGS_NO_NOTES = "a26c8b94-0e3f-4d71-95b8-c4e2f17d6a30"
-
-
-class EngineHarness(App[None]):
-    """One pane on a real engine, with the app's stylesheet, theme and test settings."""
-
-    CSS_PATH = str(APP_TCSS)
-
-    def __init__(
-        self,
-        engine: Engine,
-        make_pane: Callable[[], Widget],
-        *,
-        settings: Settings = TEST_SETTINGS,
-    ) -> None:
-        super().__init__()
-        self.engine = engine
-        self.settings = settings
-        self._make_pane = make_pane
-        for theme in BUILTIN_THEMES.values():
-            self.register_theme(theme)
-        self.theme = "workbench-dark"
-        self.animation_level = "none"
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return app_variable_defaults(self.current_theme)
-
-    def now_ms(self) -> float:
-        return 1_800_000_000_000
-
-    def compose(self) -> ComposeResult:
-        yield self._make_pane()
 
 
 def plain(widget: Static) -> str:
@@ -73,7 +39,7 @@ def pane_of(app: App[None]) -> SessionPane:
 async def test_lists_sessions_and_reads_the_newest_notes(sample_engine):
     engine = sample_engine("warnings")
     expected = engine.context.session_memory(session=WARNINGS_NEWEST, trigger=WARNINGS_NEWEST)
-    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"))
+    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -110,7 +76,7 @@ async def test_lists_sessions_and_reads_the_newest_notes(sample_engine):
 
 async def test_the_cursor_reads_the_highlighted_session(sample_engine):
     engine = sample_engine("warnings")
-    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"))
+    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -133,7 +99,7 @@ async def test_the_cursor_reads_the_highlighted_session(sample_engine):
 
 async def test_refresh_reads_the_notes_again_from_disk(sample_engine):
     engine = sample_engine("healthy")
-    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"))
+    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -150,7 +116,7 @@ async def test_refresh_reads_the_notes_again_from_disk(sample_engine):
 
 async def test_toggle_shows_the_notes_text(sample_engine):
     engine = sample_engine("healthy")
-    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"))
+    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -173,7 +139,7 @@ async def test_a_custom_template_is_named(install_sample):
     config.mkdir(parents=True)
     (config / "template.md").write_text("# Only section\n_what_\n", encoding="utf-8")
     engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
-    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"))
+    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -187,7 +153,7 @@ async def test_a_project_without_sessions_says_so(install_sample):
     for transcript in sample.transcripts_dir.glob("*.jsonl"):
         transcript.unlink()
     engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
-    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"))
+    app = EngineHarness(engine, lambda: SessionPane(id="session-pane"), now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)
@@ -207,7 +173,7 @@ async def test_loading_waits_until_the_pane_is_shown(sample_engine):
                 with TabPane("Session", id="second"):
                     yield SessionPane(id="session-pane")
 
-    app = EngineHarness(engine, Tabs)
+    app = EngineHarness(engine, Tabs, now_ms=NOW_MS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = pane_of(app)

@@ -18,7 +18,7 @@ from tests.ui.conftest import TEST_SETTINGS, build_project, fixed_now, long_inde
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.engine.agents.tools import StagedFile
-from workbench.engine.memory_models import (
+from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
     IndexReport,
@@ -44,16 +44,19 @@ THEME_NAMES = sorted(BUILTIN_THEMES) + sorted(
 )
 
 
-def settled(*keys: str, after=None):  # type: ignore[no-untyped-def]
-    """A run_before that lets the scan finish, presses keys, and settles again."""
+def settled(*steps: str | tuple[str, ...], after=None):  # type: ignore[no-untyped-def]
+    """A run_before that lets the scan finish, presses keys, and settles after each step.
+
+    A step is a key, or a tuple of keys sent in one go (typed text: only the end result is
+    pictured)."""
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot.app, pilot)
         if after is not None:
             await after(pilot)
             await settle(pilot.app, pilot)
-        for key in keys:
-            await pilot.press(key)
+        for step in steps:
+            await pilot.press(*((step,) if isinstance(step, str) else step))
             await settle(pilot.app, pilot)
 
     return run_before
@@ -114,7 +117,9 @@ class TestMainScreen:
         assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
 
     def test_filtered_tree(self, snap_compare, fixture_app):
-        assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("slash", *"deploy"))
+        assert snap_compare(
+            fixture_app, terminal_size=SIZE, run_before=settled("slash", tuple("deploy"))
+        )
 
     def test_index_pane(self, snap_compare, fixture_app):
         assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("alt+2"))
@@ -147,7 +152,7 @@ class TestMainScreen:
         assert snap_compare(fixture_app, terminal_size=SIZE, run_before=settled("f1"))
 
     def test_command_palette(self, snap_compare, fixture_app):
-        run = settled("ctrl+p", *"index")
+        run = settled("ctrl+p", tuple("index"))
         assert snap_compare(fixture_app, terminal_size=SIZE, run_before=run)
 
     def test_help_screen_pane_actions(self, snap_compare, fixture_app):
@@ -165,7 +170,7 @@ class TestMainScreen:
 
     def test_palette_pane_actions(self, snap_compare, warnings_app):
         # On the gauge (which has sessions to follow and pick from), its verbs are offered.
-        run = settled("4", "ctrl+p", *"gauge")
+        run = settled("4", "ctrl+p", tuple("gauge"))
         app = warnings_app(now=SAMPLE_NOW)
         assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
@@ -226,12 +231,12 @@ class TestEveryPane:
     """
 
     @staticmethod
-    def keys_for(pane: str) -> tuple[str, ...]:
+    def keys_for(pane: str) -> tuple[str | tuple[str, ...], ...]:
         number = str(([p for p, _t, _f in PANES].index(pane) + 1) % 10)
-        keys: tuple[str, ...] = (number,)
+        keys: tuple[str | tuple[str, ...], ...] = (number,)
         if pane == "recall":
             # i puts the cursor in the query box; Enter runs it; Esc goes back to the results.
-            keys += ("i", *RECALL_QUERY, "enter", "escape")
+            keys += ("i", tuple(RECALL_QUERY), "enter", "escape")
         return keys
 
     @pytest.mark.parametrize("pane", [pane for pane, _tab, _title in PANES])

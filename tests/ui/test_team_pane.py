@@ -8,27 +8,21 @@ and what the server holds.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from secretgen import make_token
-from textual.app import App, ComposeResult
 from textual.widgets import Static
-from textual.worker import WorkerCancelled, WorkerFailed
 
+from tests.ui.conftest import settle, wait_until
+from tests.ui.harness import EngineHarness
 from workbench.engine import Engine
 from workbench.server import TeamServer
 from workbench.server.demo import TEAMMATE_NOTE_KEY, demo_team
 from workbench.server.store import TeamStore
-from workbench.ui.app import APP_TCSS
-from workbench.ui.messages import ChangeApplied
 from workbench.ui.panes.team import PANE_ACTIONS, TeamSyncPane
-from workbench.ui.themes import BUILTIN_THEMES, app_variable_defaults
 
 TOKEN = "-".join(["ui", "team", "token"])
 REPO = "acme-demo/checkout-service"
@@ -40,58 +34,6 @@ SAMPLE_TEAM_FILES = {
     "project_api_v2.md",
     "reference_oncall.md",
 }
-
-
-class EngineHarness(App[None]):
-    """The pane alone, with the app's stylesheet, a real engine and a fixed clock."""
-
-    CSS_PATH = str(APP_TCSS)
-
-    def __init__(self, engine: Engine, make_pane: Callable[[], TeamSyncPane]) -> None:
-        super().__init__()
-        self.engine = engine
-        self._make_pane = make_pane
-        self.changes: list[str] = []
-        for theme in BUILTIN_THEMES.values():
-            self.register_theme(theme)
-        self.theme = "workbench-dark"
-        self.animation_level = "none"
-
-    def now_ms(self) -> float:
-        return time.time() * 1000
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return app_variable_defaults(self.current_theme)
-
-    def compose(self) -> ComposeResult:
-        yield self._make_pane()
-
-    def on_change_applied(self, message: ChangeApplied) -> None:
-        self.changes.append(message.outcome.summary)
-
-
-async def settle(app: App[None], pilot, *, skip: tuple[str, ...] = ()) -> None:  # type: ignore[no-untyped-def]
-    """Wait for every worker outside `skip` to finish, then let the screen catch up."""
-    for _ in range(100):
-        await pilot.pause()
-        busy = [w for w in app.workers if not w.is_finished and w.group not in skip]
-        if not busy:
-            break
-        await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=10)
-    await pilot.pause()
-
-
-async def _finished(worker) -> None:  # type: ignore[no-untyped-def]
-    with contextlib.suppress(WorkerCancelled, WorkerFailed):
-        await worker.wait()
-
-
-async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    """Pause until `condition()` holds (the watcher works on its own clock)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting for the pane"
-        await pilot.pause(0.05)
 
 
 def text_of(pane: TeamSyncPane, selector: str) -> str:
@@ -252,7 +194,7 @@ async def test_pull_writes_through_history_so_it_can_be_undone(sample, tmp_path)
 
             assert (team / TEAMMATE_NOTE_KEY).read_text().startswith("---\nname: Handover")
             assert TEAMMATE_NOTE_KEY in (team / "MEMORY.md").read_text()
-            assert app.changes and app.changes[-1].startswith("pulled 2 team files from")
+            assert app.applied and app.applied[-1].summary.startswith("pulled 2 team files from")
             status = pane.report.status
             assert status.history[0]["operation"] == "pull"
             assert status.pending == () and {k.state for k in status.keys} == {"in_sync"}
@@ -388,13 +330,13 @@ async def test_watch_pulls_then_pushes_each_change_until_toggled_off(sample, tea
         await settle(app, pilot)
         pane = app.query_one(TeamSyncPane)
         await pilot.press("w")
-        await wait_for(pilot, lambda: pane.watching and pane.busy is None)
+        await wait_until(pilot, lambda: pane.watching and pane.busy is None)
         assert "● watching" in text_of(pane, ".team-header")
         assert pane.check_action("push_team", ()) is None  # the watcher owns pushing now
         assert "Watching the team folder" in text_of(pane, ".team-notices")
 
         (team / "project_watched.md").write_text("Written while the watcher runs.\n")
-        await wait_for(pilot, lambda: "project_watched.md" in server_entries(team_server))
+        await wait_until(pilot, lambda: "project_watched.md" in server_entries(team_server))
         await settle(app, pilot, skip=("sync",))
         assert pane.report.status.history[0]["operation"] == "push"
 
@@ -413,10 +355,10 @@ async def test_watch_stops_when_the_pane_is_unmounted(sample, team_server):
         await settle(app, pilot)
         pane = app.query_one(TeamSyncPane)
         await pilot.press("w")
-        await wait_for(pilot, lambda: pane.watching and pane.busy is None)
+        await wait_until(pilot, lambda: pane.watching and pane.busy is None)
         [watch] = [w for w in app.workers if w.group == "sync"]
         await pane.remove()
-        await wait_for(pilot, lambda: watch.is_finished)
+        await wait_until(pilot, lambda: watch.is_finished)
 
 
 def test_actions_are_declared_once_with_unique_ids_and_keys():
@@ -432,7 +374,6 @@ def test_actions_are_declared_once_with_unique_ids_and_keys():
 async def test_team_pane_follows_team_files_changed_on_disk(tmp_path: Path):
     # In the whole app, as the tree does: no f5 needed once a team file is written outside.
     from tests.ui.conftest import build_project
-    from tests.ui.conftest import settle as settle_app
     from tests.ui.test_snapshots import TEST_SETTINGS
     from workbench.ui.app import make_app
 
@@ -440,9 +381,9 @@ async def test_team_pane_follows_team_files_changed_on_disk(tmp_path: Path):
     engine = project.engine()
     app = make_app(engine, TEST_SETTINGS.replace(watch_files=True), now=project.now)
     async with app.run_test(size=(130, 40)) as pilot:
-        await settle_app(app, pilot)
+        await settle(app, pilot)
         await pilot.press("7")
-        await settle_app(app, pilot)
+        await settle(app, pilot)
         pane = app.screen.pane("team")
         assert isinstance(pane, TeamSyncPane) and pane.report is not None
         before = pane.report.status.local_entries
@@ -456,13 +397,12 @@ async def test_team_pane_follows_team_files_changed_on_disk(tmp_path: Path):
             report = pane.report
             return report is not None and report.status.local_entries == before + 1
 
-        await wait_for(pilot, counted, timeout=20.0)
+        await wait_until(pilot, counted, timeout=20.0)
         assert "reference_runbooks.md" in text_of(pane, ".team-keys")
 
 
 async def test_disabled_sync_keys_say_why(tmp_path: Path):
     from tests.ui.conftest import Toasts, build_project
-    from tests.ui.conftest import settle as settle_app
     from tests.ui.test_snapshots import TEST_SETTINGS
     from workbench.ui.app import make_app
 
@@ -470,9 +410,9 @@ async def test_disabled_sync_keys_say_why(tmp_path: Path):
     app = make_app(project.engine(), TEST_SETTINGS, now=project.now)
     toasts = Toasts()
     async with app.run_test(size=(130, 40), notifications=True, message_hook=toasts) as pilot:
-        await settle_app(app, pilot)
+        await settle(app, pilot)
         await pilot.press("7")
-        await settle_app(app, pilot)
+        await settle(app, pilot)
         for key in ("P", "p", "F"):
             toasts.clear()
             await pilot.press(key)

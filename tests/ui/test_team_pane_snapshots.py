@@ -17,7 +17,7 @@ from workbench.engine.jsutil import js_iso
 from workbench.engine.team.models import SecretPreview, SyncProblem, TeamOverview
 from workbench.engine.team.secrets.redaction import redact
 from workbench.engine.team.secrets.scanner import find_secrets
-from workbench.engine.team.sync_models import KeyState, Overwrite, SkippedSecret, SyncStatus
+from workbench.engine.team.sync.models import KeyState, Overwrite, SkippedSecret, SyncStatus
 from workbench.ui.panes.team import TeamSyncPane
 
 NOW_MS = 1_800_000_000_000

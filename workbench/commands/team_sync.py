@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from workbench.engine.team.models import TeamOverview
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import (
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.models import (
         Overwrite,
         PullResult,
         PushResult,

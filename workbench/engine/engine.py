@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from workbench.engine.context.service import ContextService
     from workbench.engine.history import History
     from workbench.engine.instructions.service import InstructionsService
+    from workbench.engine.memories.store import MemoryStore
     from workbench.engine.profiles import BehaviourProfile
     from workbench.engine.profiles.detect import ResolvedVersion, VersionResolver
     from workbench.engine.recall.service import RecallService
-    from workbench.engine.store import MemoryStore
     from workbench.engine.team.service import TeamService
 
 
@@ -114,14 +114,14 @@ class Engine:
         """The folder the engine was opened on (Claude Code's working folder), else the
         project root."""
         project = self._open_args.get("project")
-        if project is None:
+        if not isinstance(project, (str, os.PathLike)):
             return self.locations.project_root
-        return os.path.realpath(os.fspath(project))  # type: ignore[arg-type]
+        return os.path.realpath(os.fspath(project))
 
     @cached_property
     def memories(self) -> MemoryStore:
         """Memory files, the MEMORY.md index, lints and safe edits."""
-        from workbench.engine.store import MemoryStore
+        from workbench.engine.memories.store import MemoryStore
 
         return MemoryStore(self, self.history)
 

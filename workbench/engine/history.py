@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from workbench.engine.atomic import TEMP_SUFFIX, atomic_write_bytes
 from workbench.engine.atomic import _fsync_dir as fsync_dir
@@ -56,6 +56,13 @@ _OLD_UNDO_NOTE = re.compile(r"^undo (\S+)$")
 
 LOG_LIMIT = 1024 * MIB
 """The history log is read whole; past this it is refused, not loaded (years of edits fit)."""
+
+
+class _Link(TypedDict, total=False):
+    """What an undo or redo entry points back at (the entry's `undoes` / `redoes` field)."""
+
+    undoes: str
+    redoes: str
 
 
 @dataclass(frozen=True)
@@ -733,7 +740,7 @@ class History:
         kind: str,
         note: str,
         group: str,
-        link: dict[str, str],
+        link: _Link,
     ) -> HistoryEntry:
         entry = self._entry(path, current, current, kind, note, group, **link)
         assert self._tx is not None
@@ -742,7 +749,7 @@ class History:
 
     def _replay(self, kind: str, key: str, batch: list[HistoryEntry], *, undo: bool) -> UndoResult:
         group = self.new_group()
-        link = {"undoes": key} if undo else {"redoes": key}
+        link = _Link(undoes=key) if undo else _Link(redoes=key)
         made: list[HistoryEntry] = []
         with self.transaction():
             for entry in batch:

@@ -31,7 +31,7 @@ from workbench.engine.errors import UserInputError
 if TYPE_CHECKING:
     from workbench.engine import Engine
     from workbench.engine.context.compaction_log import CompactionRecord
-    from workbench.engine.memory_models import IndexReport
+    from workbench.engine.memories.models import IndexReport
 
 EVENTS = ("SessionStart", "PreCompact", "PostCompact", "Stop", "SessionEnd")
 PREFIX = "Memory Workbench"
@@ -232,7 +232,7 @@ def model_context(summaries: Sequence[LoadSummary]) -> str | None:
 
 def session_start(engine: Engine, hook: HookInput, options: HookOptions) -> dict[str, Any] | None:
     """Report what of MEMORY.md (and the team index) Claude Code loaded for this session."""
-    from workbench.engine.lint import STALE_AFTER_DAYS
+    from workbench.engine.memories.lint import STALE_AFTER_DAYS
 
     locations = engine.locations
     if not locations.auto_memory_enabled:

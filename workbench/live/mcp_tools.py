@@ -534,7 +534,7 @@ def plan_save(
 
 def without_links(index_text: str, folder: Path, target: Path) -> str:
     """The index text without the lines that link to `target`."""
-    from workbench.engine.index import link_target_path, parse_index_line
+    from workbench.engine.memories.index import link_target_path, parse_index_line
 
     kept = []
     for line in index_text.split("\n"):

@@ -12,7 +12,7 @@ import re
 
 from workbench.engine.errors import PathTraversalError
 from workbench.engine.team.pathsafety import sanitize_path_key
-from workbench.engine.team.sync_keys import NAME_MAX_BYTES, unicode_problem
+from workbench.engine.team.sync.keys import NAME_MAX_BYTES, unicode_problem
 
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
 MAX_KEY_LENGTH = 1024

@@ -6,7 +6,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from workbench.engine.memory_models import MemoryEntry
+from workbench.engine.memories.models import MemoryEntry
 from workbench.ui.messages import OpenMemoryRequested
 
 DISCOVER_LIMIT = 8

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.engine.frontmatter import parse_frontmatter
-from workbench.engine.memory_format import edit_memory_text, memory_type_of
-from workbench.engine.memory_models import MemoryDocument
+from workbench.engine.memories.file_format import edit_memory_text, memory_type_of
+from workbench.engine.memories.frontmatter import parse_frontmatter
+from workbench.engine.memories.models import MemoryDocument
 from workbench.engine.profiles.rules import TypeLocation
 
 FORM_KEYS = ("name", "description", "type")

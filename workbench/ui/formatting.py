@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 
 from workbench.engine.claude_paths import Locations
-from workbench.engine.memory_models import LintFinding, MemoryEntry
+from workbench.engine.memories.models import LintFinding, MemoryEntry
 
 DAY_MS = 86_400_000
 TYPE_BADGES: dict[str | None, str] = {

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from workbench.engine.memory_models import IndexReport, MemoryDocument, MemoryEntry
+from workbench.engine.memories.models import IndexReport, MemoryDocument, MemoryEntry
 
 
 @dataclass(frozen=True)

@@ -199,8 +199,8 @@ def test_extraction_cursor_that_is_a_pipe_reads_as_fresh(engine: Engine) -> None
 
 
 def _client(tmp_path: Path, engine: Engine | None = None) -> Any:
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_state import SyncStateStore
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.state import SyncStateStore
 
     team = tmp_path / "team"
     team.mkdir(exist_ok=True)
@@ -223,7 +223,7 @@ def test_pull_over_a_local_pipe_skips_it_with_a_reason(tmp_path: Path) -> None:
 
 
 def test_push_overwrite_keep_does_not_wait_on_a_pipe(tmp_path: Path, engine: Engine) -> None:
-    from workbench.engine.team.sync_client import _OverwriteGuard
+    from workbench.engine.team.sync.client import _OverwriteGuard
 
     guard = _OverwriteGuard(_client(tmp_path, engine))
     guard.theirs["notes.md"] = b"theirs\n"
@@ -232,7 +232,7 @@ def test_push_overwrite_keep_does_not_wait_on_a_pipe(tmp_path: Path, engine: Eng
 
 
 def test_sync_state_that_is_a_pipe_reads_as_fresh(tmp_path: Path) -> None:
-    from workbench.engine.team.sync_state import SyncStateStore
+    from workbench.engine.team.sync.state import SyncStateStore
 
     store = SyncStateStore(tmp_path / "sync")
     path = store.path_for("http://127.0.0.1:9", "acme/app", "")

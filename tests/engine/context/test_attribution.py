@@ -9,9 +9,9 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
 from workbench.engine.context.attribution_models import OVERHEAD, condensed
-from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.context.tokens import rough_tokens_for_messages
 from workbench.engine.context.transcript import Transcript
 

@@ -7,8 +7,8 @@ import json
 from fakes.messages_api import ScriptedReply
 
 from workbench.cli import main
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
-from workbench.engine.context.synth import SessionBuilder
 
 
 def _session(tmp_path):

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine.context.compaction.full import (
     PTL_RETRY_MARKER,
     group_messages_by_api_round,
@@ -49,7 +50,6 @@ from workbench.engine.context.compaction.session_compact import (
 )
 from workbench.engine.context.compaction.survival import check_survival
 from workbench.engine.context.session_memory import DEFAULT_TEMPLATE
-from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.context.thresholds import compute_thresholds
 from workbench.engine.context.tokens import estimate_message_tokens, rough_token_count
 from workbench.engine.context.transcript import Transcript

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine.context.follow import TranscriptFollower
 from workbench.engine.context.gauge import read_gauge_tail
 from workbench.engine.context.replay import replay_transcript
-from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.context.thresholds import compute_thresholds
 from workbench.engine.context.tokens import token_count_with_estimation
 from workbench.engine.context.transcript import Transcript

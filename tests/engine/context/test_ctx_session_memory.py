@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine.context.session_memory import (
     DEFAULT_TEMPLATE,
     MAX_SECTION_LENGTH,
@@ -17,7 +18,6 @@ from workbench.engine.context.session_memory import (
     section_sizes,
     substitute_variables,
 )
-from workbench.engine.context.synth import SessionBuilder
 
 
 def test_template_has_the_ten_sections_and_starts_with_a_newline():

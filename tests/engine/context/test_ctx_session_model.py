@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
 from workbench.engine.context.session_memory import evaluate_trigger
 from workbench.engine.context.session_model import _Window, read_session_model
-from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.context.transcript import Transcript
 from workbench.engine.userfiles import TRANSCRIPT_LINE_LIMIT
 

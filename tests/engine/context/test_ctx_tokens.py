@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine.context.meter import ContextMeter
-from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.context.tokens import (
     api_messages,
     bytes_per_token_for_file_type,

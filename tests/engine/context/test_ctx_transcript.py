@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.engine.context.synth import SessionBuilder
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine.context.tokens import token_count_with_estimation
 from workbench.engine.context.transcript import (
     Transcript,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from current_release import SNAPSHOT_TOKENS, CurrentReleaseSession, long_session
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
 from workbench.engine.context.replay import replay_transcript
-from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.context.thresholds import compute_thresholds
 from workbench.engine.context.transcript import Transcript
 from workbench.engine.profiles import profile_for

@@ -7,10 +7,10 @@ import json
 import os
 from pathlib import Path
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
 from workbench.engine.claude_paths import project_root_for, sanitize_path
 from workbench.engine.context.session_history import cache_file
-from workbench.engine.context.synth import SessionBuilder
 
 
 def project(tmp_path: Path) -> tuple[Engine, Path]:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
-from workbench.engine.context.synth import SessionBuilder
 from workbench.engine.errors import UserInputError
 from workbench.engine.profiles.detect import (
     CLI_TIMEOUT_S,

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from workbench.engine.errors import UserInputError
-from workbench.engine.scan import MAX_MEMORY_FILES
+from workbench.engine.memories.scan import MAX_MEMORY_FILES
 
 
 def test_obvious_pick_with_reasons_and_near_misses(tidy_folder):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench.engine.frontmatter import (
+from workbench.engine.memories.frontmatter import (
     _fast_parse,
     _load_yaml,
     description_of,

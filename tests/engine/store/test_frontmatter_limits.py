@@ -11,14 +11,14 @@ from hostile import alias_bomb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.engine.frontmatter import (
+from workbench.engine.memories.frontmatter import (
     FRONTMATTER_MAX_BYTES,
     YAML_MAX_DEPTH,
     YAML_MAX_NODES,
     parse_frontmatter,
     read_head,
 )
-from workbench.engine.lint import FileFacts, lint_file
+from workbench.engine.memories.lint import FileFacts, lint_file
 
 
 def test_alias_bomb_is_refused_and_read_as_plain_text():

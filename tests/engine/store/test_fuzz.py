@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.engine.frontmatter import parse_frontmatter, split_document
-from workbench.engine.index import (
+from workbench.engine.jsutil import js_len
+from workbench.engine.memories.frontmatter import parse_frontmatter, split_document
+from workbench.engine.memories.index import (
     MAX_ENTRYPOINT_LENGTH,
     MAX_ENTRYPOINT_LINES,
     js_trim,
@@ -14,8 +15,7 @@ from workbench.engine.index import (
     strip_for_loading,
     truncate_entrypoint,
 )
-from workbench.engine.jsutil import js_len
-from workbench.engine.lint import FileFacts, lint_file
+from workbench.engine.memories.lint import FileFacts, lint_file
 
 _fm_text = st.one_of(
     st.text(max_size=400),

@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 
 from workbench.engine import Engine
-from workbench.engine.index import strip_for_loading, truncate_entrypoint, truncation_warning
+from workbench.engine.memories.index import (
+    strip_for_loading,
+    truncate_entrypoint,
+    truncation_warning,
+)
 from workbench.engine.profiles import profile_for
 
 CURRENT = profile_for("2.1.332")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from workbench.engine.index import (
+from workbench.engine.jsutil import js_len
+from workbench.engine.memories.index import (
     format_index_line,
     parse_index_line,
     strip_for_loading,
     truncate_entrypoint,
     truncation_warning,
 )
-from workbench.engine.jsutil import js_len
 
 
 def test_under_both_limits_is_returned_trimmed_and_unchanged():

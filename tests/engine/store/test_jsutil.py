@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.engine.index import js_trim
 from workbench.engine.jsutil import (
     format_file_size,
     js_iso,
@@ -13,6 +12,7 @@ from workbench.engine.jsutil import (
     js_round,
     js_slice,
 )
+from workbench.engine.memories.index import js_trim
 
 
 def test_js_len_counts_utf16_units():

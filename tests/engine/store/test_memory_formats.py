@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from workbench.engine import Engine
-from workbench.engine.frontmatter import parse_frontmatter
-from workbench.engine.memory_format import body_links, edit_fields, kebab_name, read_type
+from workbench.engine.memories.file_format import body_links, edit_fields, kebab_name, read_type
+from workbench.engine.memories.frontmatter import parse_frontmatter
 
 NESTED = (
     "---\n"

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench.engine import Engine
-from workbench.engine.frontmatter import FRONTMATTER_RE, MEMORY_TYPES, _load_yaml
-from workbench.engine.memory_format import kebab_name
-from workbench.engine.scan import MemoryScanner
+from workbench.engine.memories.file_format import kebab_name
+from workbench.engine.memories.frontmatter import FRONTMATTER_RE, MEMORY_TYPES, _load_yaml
+from workbench.engine.memories.scan import MemoryScanner
 
 YAML_WORDS = [
     "yes", "no", "on", "off", "null", "~", "true", "False", "1.0", "0x1f", "2026-03-05",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from workbench.engine.scan import (
+from workbench.engine.memories.scan import (
     MAX_MEMORY_FILES,
     MemoryHeader,
     MemoryScanner,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from workbench.engine.errors import ConflictError, NotFoundError, RefusedWriteError, UserInputError
-from workbench.engine.frontmatter import parse_frontmatter
 from workbench.engine.jsutil import js_len
+from workbench.engine.memories.frontmatter import parse_frontmatter
 
 
 def _rules(entries, path):
@@ -351,9 +351,9 @@ def test_team_file_holding_a_secret_is_marked_in_the_listing_and_lint(sample_eng
 
 
 def test_listing_parses_each_file_frontmatter_once(sample_engine, monkeypatch):
-    import workbench.engine.frontmatter as frontmatter
-    import workbench.engine.lint as lint
-    import workbench.engine.store as store_module
+    import workbench.engine.memories.frontmatter as frontmatter
+    import workbench.engine.memories.lint as lint
+    import workbench.engine.memories.store as store_module
 
     calls: list[str] = []
 
@@ -377,7 +377,7 @@ def test_listing_parses_each_file_frontmatter_once(sample_engine, monkeypatch):
 
 
 def test_a_draft_is_checked_as_the_editor_shows_it(sample_engine):
-    from workbench.engine.memory_models import DraftForm
+    from workbench.engine.memories.models import DraftForm
 
     store = sample_engine("healthy").memories
     # A blank form: what to fill in, never the raw lint of an empty type.

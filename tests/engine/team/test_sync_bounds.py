@@ -19,9 +19,9 @@ from fakes.team_faults import Fault, FaultServer, forever, repeated
 
 from workbench.cli import main
 from workbench.engine import Engine
-from workbench.engine.team.sync_client import TeamSyncClient
-from workbench.engine.team.sync_state import SyncStateStore
-from workbench.engine.team.sync_transport import MAX_PULL_RESPONSE_BYTES, MiB
+from workbench.engine.team.sync.client import TeamSyncClient
+from workbench.engine.team.sync.state import SyncStateStore
+from workbench.engine.team.sync.transport import MAX_PULL_RESPONSE_BYTES, MiB
 from workbench.engine.team.watcher import TeamWatcher
 
 REPO = "acme/widgets"

@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from workbench.engine import Engine
-from workbench.engine.team.sync_client import TeamSyncClient, is_permanent_failure
-from workbench.engine.team.sync_models import SyncError
-from workbench.engine.team.sync_protocol import entry_hash
-from workbench.engine.team.sync_state import SyncStateStore
+from workbench.engine.team.sync.client import TeamSyncClient, is_permanent_failure
+from workbench.engine.team.sync.models import SyncError
+from workbench.engine.team.sync.protocol import entry_hash
+from workbench.engine.team.sync.state import SyncStateStore
 
 GOOD_BODY = {
     "organizationId": "org",

@@ -36,9 +36,9 @@ from secretgen import make_token
 from workbench.cli import main
 from workbench.engine import Engine
 from workbench.engine.folder_lock import LOCK_NAME
-from workbench.engine.team.sync_client import TeamSyncClient
-from workbench.engine.team.sync_state import SyncStateStore
-from workbench.engine.team.sync_transport import MAX_PULL_RESPONSE_BYTES, MiB
+from workbench.engine.team.sync.client import TeamSyncClient
+from workbench.engine.team.sync.state import SyncStateStore
+from workbench.engine.team.sync.transport import MAX_PULL_RESPONSE_BYTES, MiB
 
 REPO = "acme/widgets"
 CAP = 256 * 1024

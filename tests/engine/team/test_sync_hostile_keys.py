@@ -18,9 +18,9 @@ from secretgen import make_token
 
 from workbench.cli import main
 from workbench.engine import Engine
-from workbench.engine.team.sync_client import TeamSyncClient
-from workbench.engine.team.sync_keys import display_key, redacted_key, secret_in_key
-from workbench.engine.team.sync_state import SyncStateStore
+from workbench.engine.team.sync.client import TeamSyncClient
+from workbench.engine.team.sync.keys import display_key, redacted_key, secret_in_key
+from workbench.engine.team.sync.state import SyncStateStore
 from workbench.server import TeamServer
 
 REPO = "acme/widgets"
@@ -249,7 +249,7 @@ def test_redaction_keeps_what_holds_no_secret():
 
 def test_keys_scanned_together_find_what_keys_scanned_alone_find():
     from workbench.engine.team.secrets import scan_for_secrets
-    from workbench.engine.team.sync_keys import secrets_in_keys
+    from workbench.engine.team.sync.keys import secrets_in_keys
 
     keys = [f"topic-{i:04}.md" for i in range(600)]
     keys[5] = f"a/{make_token('anthropic-api-key', 'many')}.md"

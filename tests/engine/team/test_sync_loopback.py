@@ -12,9 +12,9 @@ import pytest
 from pgserver import stored_texts
 
 from workbench.engine import Engine
-from workbench.engine.team.sync_client import TeamSyncClient
-from workbench.engine.team.sync_protocol import entry_hash
-from workbench.engine.team.sync_state import SyncStateStore
+from workbench.engine.team.sync.client import TeamSyncClient
+from workbench.engine.team.sync.protocol import entry_hash
+from workbench.engine.team.sync.state import SyncStateStore
 from workbench.server import TeamServer
 
 REPO = "acme/widgets"

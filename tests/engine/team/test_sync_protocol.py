@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.engine.team.sync_protocol import (
+from workbench.engine.team.sync.protocol import (
     EMPTY_BODY_BYTES,
     MAX_PUT_BODY_BYTES,
     batch_delta_by_bytes,
@@ -19,7 +19,7 @@ from workbench.engine.team.sync_protocol import (
     quoted_etag,
     retry_delay,
 )
-from workbench.engine.team.sync_state import SyncState, SyncStateStore, normalize_server
+from workbench.engine.team.sync.state import SyncState, SyncStateStore, normalize_server
 
 
 def _cost(key: str, value: str) -> int:

@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from workbench.engine import Engine
-from workbench.engine.team.sync_client import TeamSyncClient
-from workbench.engine.team.sync_keys import display_key
-from workbench.engine.team.sync_state import SyncStateStore
+from workbench.engine.team.sync.client import TeamSyncClient
+from workbench.engine.team.sync.keys import display_key
+from workbench.engine.team.sync.state import SyncStateStore
 
 HOSTILE_KEYS = [
     "../escape.md",

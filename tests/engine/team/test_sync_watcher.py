@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from workbench.engine import Engine
-from workbench.engine.team.sync_client import TeamSyncClient
-from workbench.engine.team.sync_state import SyncStateStore
+from workbench.engine.team.sync.client import TeamSyncClient
+from workbench.engine.team.sync.state import SyncStateStore
 from workbench.engine.team.watcher import PushScheduler, TeamWatcher
 from workbench.server import TeamServer
 

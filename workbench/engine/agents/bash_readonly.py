@@ -716,7 +716,7 @@ def _check_jq(args: list[str]) -> str | None:
     bad = _any_long(flags, ("--from-file", "--rawfile", "--slurpfile", "--library-path"))
     if bad:
         return f"jq {bad} is not allowed"
-    filters = []
+    filters: list[str] = []
     i = 0
     while i < len(flags):
         arg = flags[i]

@@ -45,7 +45,7 @@ from workbench.engine.agents.prompt import (
 from workbench.engine.agents.tools import Workspace, tool_definitions
 from workbench.engine.atomic import atomic_write_bytes
 from workbench.engine.errors import UserInputError
-from workbench.engine.scan import format_manifest, scan_memory_files
+from workbench.engine.memories.scan import format_manifest, scan_memory_files
 from workbench.engine.userfiles import NOTES_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:

@@ -114,7 +114,9 @@ def _preview(text: str, limit: int = 60) -> str:
 def _slim(raw: dict[str, Any]) -> dict[str, Any]:
     """A copy of a message with image and document data emptied (they count 2,000 each)."""
     inner = raw.get("message")
-    content = inner.get("content") if isinstance(inner, _MAP) else None
+    if not isinstance(inner, _MAP):
+        return raw
+    content = inner.get("content")
     if not isinstance(content, list):
         return raw
 
@@ -252,7 +254,8 @@ class _Walk:
                 label = _preview(text) if isinstance(text, str) else "text"
                 self.add("assistant_text", tokens, ("assistant_text", label, tokens, line, call))
             elif kind == "tool_use":
-                name = block.get("name") if isinstance(block.get("name"), str) else "tool"
+                given = block.get("name")
+                name = given if isinstance(given, str) else "tool"
                 label, path = _tool_label(name, block.get("input"))
                 tool_id = block.get("id")
                 if isinstance(tool_id, str):

@@ -637,7 +637,7 @@ def _preserved_before(view: mmap.mmap, end: int, boundary: Mapping[str, Any]) ->
             message = raw.get("message")
             _strings(message.get("content") if isinstance(message, Mapping) else None, texts)
             count += 1
-            listed.discard(uuid)  # type: ignore[arg-type]
+            listed.discard(uuid)
         if uuid == head:
             inside = False
             head = tail = None

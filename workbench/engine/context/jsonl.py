@@ -8,11 +8,12 @@ bad data: every line comes back as a dict or as a counted problem.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from workbench.engine.userfiles import TRANSCRIPT_LINE_LIMIT
 
+_fast_loads: Callable[[bytes], Any] | None
 try:  # jiter parses about three times faster than the json module on transcript lines
     from jiter import from_json as _fast_loads
 except ImportError:  # pragma: no cover - jiter is a declared dependency

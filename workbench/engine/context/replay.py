@@ -287,7 +287,8 @@ def replay_rows(
             current_turn = None
 
     index = -1
-    pending: list[list[Any]] = []
+    # A recorded compaction's facts, judged once the turns after it are known (`_judge`).
+    pending: list[tuple[Entry, str | None, int | None, int, Thresholds, int | None, int]] = []
     command_after: list[bool] = []
     lookahead = 0
     for index, (line_no, raw) in enumerate(rows):  # noqa: B007 - index is used after the loop
@@ -307,7 +308,7 @@ def replay_rows(
             trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
             recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
             pending.append(
-                [Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire, slack]
+                (Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire, slack)
             )
             command_after.append(False)
             lookahead = _COMMAND_LOOKAHEAD
@@ -358,8 +359,20 @@ def replay_rows(
             meter.add(raw, usage=None)
     close_turn()
     for inputs, by_command in zip(pending, command_after, strict=True):
-        *judged, slack = inputs
-        compactions.append(_judge(*judged, turns, by_command=by_command, slack=slack))
+        entry, trigger, recorded, estimate, ladder, segment_fire, slack = inputs
+        compactions.append(
+            _judge(
+                entry,
+                trigger,
+                recorded,
+                estimate,
+                ladder,
+                segment_fire,
+                turns,
+                by_command=by_command,
+                slack=slack,
+            )
+        )
 
     # Crossings in segments that no recorded auto-compaction closed.
     recorded_segments = {

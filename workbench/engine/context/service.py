@@ -368,7 +368,7 @@ class ContextService:
         # a small file cannot be cut, and the index module need not even be imported.
         if len(data) <= 25_000 and data.count(b"\n") < 200:
             return None
-        from workbench.engine.index import strip_for_loading, truncate_entrypoint
+        from workbench.engine.memories.index import strip_for_loading, truncate_entrypoint
 
         return truncate_entrypoint(strip_for_loading(data.decode("utf-8", errors="replace")))
 

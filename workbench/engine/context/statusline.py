@@ -290,7 +290,7 @@ def index_badge(truncation_of: Callable[[bool], Any]) -> str | None:
         if cut is None or not cut.truncated:
             continue
         # Only here: the index module (and its frontmatter parser) costs the common case.
-        from workbench.engine.index import MAX_ENTRYPOINT_LENGTH, MAX_ENTRYPOINT_LINES
+        from workbench.engine.memories.index import MAX_ENTRYPOINT_LENGTH, MAX_ENTRYPOINT_LINES
 
         name = "team MEMORY.md" if team else "MEMORY.md"
         if cut.line_truncated:

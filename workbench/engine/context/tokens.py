@@ -50,7 +50,7 @@ def as_dict(message: Any) -> Mapping[str, Any]:
     """The raw transcript dict of a message (accepts dicts and objects with `.raw`)."""
     if isinstance(message, _MAP):
         return message
-    return message.raw  # type: ignore[no-any-return]
+    return message.raw
 
 
 def inner_message(raw: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from workbench.engine.context.jsonl import parse_line, split_lines
 from workbench.engine.context.tokens import (
@@ -979,7 +979,7 @@ def session_info(path: str | os.PathLike[str]) -> SessionInfo:
     stat = target.stat()
     session_dir = target.with_suffix("")
     subagents = session_dir / "subagents"
-    extras = {
+    extras: _SessionExtras = {
         "has_session_memory": (session_dir / "session-memory" / "summary.md").is_file(),
         "subagent_transcripts": sum(1 for _ in subagents.rglob("agent-*.jsonl"))
         if subagents.is_dir()
@@ -1009,7 +1009,14 @@ def session_info(path: str | os.PathLike[str]) -> SessionInfo:
 _TITLE_TYPES = frozenset({b"custom-title", b"ai-title", b"summary", b"last-prompt"})
 
 
-def _quick_session_info(target: Path, stat: os.stat_result, extras: dict[str, Any]) -> SessionInfo:
+class _SessionExtras(TypedDict):
+    """The session-list facts read beside the transcript (its folder), not from it."""
+
+    has_session_memory: bool
+    subagent_transcripts: int
+
+
+def _quick_session_info(target: Path, stat: os.stat_result, extras: _SessionExtras) -> SessionInfo:
     """The session-list facts of a big file: the gauge's tail read for the context and model,
     and one pass that parses only title lines and the first prompt. Message counts come from
     the lines' type keys; broken lines are not counted here."""

@@ -189,13 +189,13 @@ class Walk:
                 f"{len(text):,} characters: over Claude Code's {LARGE_FILE_CHARS:,}-character "
                 "mark for large instruction files (it is still sent whole)",
             )
-        for ref in ignored:
+        for skipped in ignored:
             self.note(
                 "import-in-code",
                 "info",
                 path,
-                f"@{ref.written} is inside {ref.where}: not followed",
-                line=ref.line,
+                f"@{skipped.written} is inside {skipped.where}: not followed",
+                line=skipped.line,
             )
         tokens = rough_token_count_for_file_type(text, os.path.splitext(path)[1])
         record = InstructionFile(

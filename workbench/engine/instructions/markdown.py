@@ -157,7 +157,7 @@ def _expand_braces(pattern: str) -> list[str]:
 
 def strip_comments(text: str) -> str:
     """Block HTML comments removed, as for MEMORY.md (one rule for both)."""
-    from workbench.engine.index import strip_block_html_comments
+    from workbench.engine.memories.index import strip_block_html_comments
 
     return strip_block_html_comments(text)
 

@@ -120,7 +120,7 @@ class ModelClient:
                             break
                         except _UNREADABLE_STREAM:
                             raise _unreadable_stream() from None
-                        if on_text is not None and getattr(event, "type", None) == "text":
+                        if on_text is not None and event.type == "text":
                             on_text(event.text)
                     try:
                         message = await events.get_final_message()

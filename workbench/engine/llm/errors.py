@@ -138,9 +138,11 @@ def _api_error_parts(exc: Any) -> tuple[str | None, str]:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict):
-            err_type = inner.get("type") if isinstance(inner.get("type"), str) else None
-            msg = inner.get("message") if isinstance(inner.get("message"), str) else ""
-            return err_type, msg
+            err_type, msg = inner.get("type"), inner.get("message")
+            return (
+                err_type if isinstance(err_type, str) else None,
+                msg if isinstance(msg, str) else "",
+            )
     return None, str(getattr(exc, "message", "") or "")
 
 

@@ -14,10 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-_family = dataclass(frozen=True, eq=False, repr=False)
-
-
-@_family
+@dataclass(frozen=True, eq=False, repr=False)
 class InstructionRules:
     """How a release finds, orders and sends instruction files."""
 

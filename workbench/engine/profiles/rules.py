@@ -25,7 +25,7 @@ BlockingOverride = Literal["blocks", "compacts", "ignored"]
 class _Rules:
     """Read-only attribute holder: keyword construction, a readable repr."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def _values(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}

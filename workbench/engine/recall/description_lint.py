@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from workbench.engine.memory_models import LintFinding
+from workbench.engine.memories.models import LintFinding
+from workbench.engine.memories.scan import MemoryHeader
 from workbench.engine.recall.ranker import STOPWORDS, words
-from workbench.engine.scan import MemoryHeader
 
 GENERIC_WORDS = frozenset(
     """note notes misc miscellaneous stuff info information thing things memory memories

@@ -75,7 +75,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    import Stemmer  # PyStemmer: Snowball stemmers in C
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer (C, ships no type stubs)
 
     return Stemmer.Stemmer("english")
 
@@ -132,7 +132,8 @@ class RankDocument:
             return self.key.removesuffix(".md").replace("/", " ")
         if name == "body":
             return self.body[:BODY_PEEK_CHARS]
-        return f"{self.type} {TYPE_HINTS[self.type]}" if self.type in TYPE_HINTS else ""
+        hint = TYPE_HINTS.get(self.type) if self.type is not None else None
+        return f"{self.type} {hint}" if hint is not None else ""
 
     @property
     def surface_words(self) -> set[str]:
@@ -184,7 +185,9 @@ class OfflineRanker:
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        import bm25s  # deferred: a noticeable import, needed only when recall runs offline
+        # Deferred: a noticeable import, needed only when recall runs offline. bm25s ships no
+        # type information.
+        import bm25s  # type: ignore[import-untyped]
 
         self._positions = {doc.key: i for i, doc in enumerate(self.documents)}
         for name in FIELD_WEIGHTS:
@@ -235,12 +238,12 @@ class OfflineRanker:
         tool_terms_by_tool = {tool: tool_terms(tool) for tool in recent_tools if tool.strip()}
         # Sum the fields with numpy first, so the per-memory explanation work below only
         # runs for memories that matched something.
-        total = None
+        total: np.ndarray | None = None
         for name, weight in FIELD_WEIGHTS.items():
             for arrays, factor in ((field_arrays, 1.0), (related_arrays, RELATED_WEIGHT)):
                 if name in arrays:
-                    part = arrays[name] * (weight * factor)
-                    total = part if total is None else total + part
+                    scaled = arrays[name] * (weight * factor)
+                    total = scaled if total is None else total + scaled
         if total is None:
             return []
         ranked = []

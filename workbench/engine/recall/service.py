@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from workbench.engine.errors import UserInputError
-from workbench.engine.frontmatter import normalize_text, parse_frontmatter
 from workbench.engine.llm.config import LLMConfig
 from workbench.engine.llm.errors import LLMError
+from workbench.engine.memories.frontmatter import normalize_text, parse_frontmatter
+from workbench.engine.memories.scan import MemoryHeader, MemoryScanner, format_manifest
 from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.recall.freshness import (
     freshness_text,
@@ -37,14 +38,13 @@ from workbench.engine.recall.selector import (
 )
 from workbench.engine.recall.signals import SessionSignals, session_signals
 from workbench.engine.recall.surfacing import SurfacingView, read_for_surfacing, surface
-from workbench.engine.scan import MemoryHeader, MemoryScanner, format_manifest
 from workbench.engine.userfiles import read_start
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
     from workbench.engine.llm.client import ModelClient
     from workbench.engine.llm.request import ModelReply
-    from workbench.engine.memory_models import LintFinding
+    from workbench.engine.memories.models import LintFinding
 
 EngineChoice = Literal["auto", "llm", "offline"]
 ENGINE_CHOICES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")
@@ -63,6 +63,16 @@ _FIELD_LABELS = {
     "path": "file name",
     "body": f"body (first {BODY_PEEK_CHARS:,} characters)",
 }
+
+
+class _Signals(TypedDict):
+    """What both rankers are told about the session, passed on as keyword arguments."""
+
+    recent_tools: Sequence[str]
+    surfaced: Iterable[str]
+    read_files: Iterable[str]
+    session_bytes: int | None
+    now: float | None
 
 
 class RecallService:
@@ -414,7 +424,7 @@ class RecallService:
         surfaced = tuple(surfaced)
         report(0, "scanning the memory folder", force=True)
         self.scan()  # the slow part on a big folder; the paths below re-read only changes
-        kwargs = {
+        kwargs: _Signals = {
             "recent_tools": recent_tools,
             "surfaced": surfaced,
             "read_files": tuple(read_files),

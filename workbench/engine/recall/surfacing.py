@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.engine.frontmatter import normalize_text
 from workbench.engine.jsutil import js_len
+from workbench.engine.memories.frontmatter import normalize_text
 from workbench.engine.recall.freshness import memory_age_days, memory_header
 from workbench.engine.userfiles import open_regular, read_fd
 

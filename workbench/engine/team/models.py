@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workbench.engine.team.secrets.scanner import SecretFinding
-    from workbench.engine.team.sync_models import SyncStatus
+    from workbench.engine.team.sync.models import SyncStatus
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from workbench.engine.claude_paths import Locations
     from workbench.engine.team.secrets.redaction import Redaction
     from workbench.engine.team.secrets.scanner import SecretFinding, SecretMatch
-    from workbench.engine.team.sync_models import SyncStatus
+    from workbench.engine.team.sync.models import SyncStatus
 
 
 def team_overview(
@@ -36,8 +36,8 @@ def team_overview(
     `status(server, repo)` reads the offline status once repo and server are usable;
     `in_effect(history_id)` says whether a kept change is still in effect in history."""
     from workbench.engine.team.repo import resolve_repo
-    from workbench.engine.team.sync_config import SERVER_ENV, TOKEN_ENV, check_server_url
-    from workbench.engine.team.sync_local import read_local_entries
+    from workbench.engine.team.sync.config import SERVER_ENV, TOKEN_ENV, check_server_url
+    from workbench.engine.team.sync.local import read_local_entries
 
     problems: list[SyncProblem] = []
     bad_input = False
@@ -83,8 +83,8 @@ def team_overview(
     if slug is not None and server_ok:
         current = status(server, slug)
     else:
-        from workbench.engine.team.sync_client import build_status
-        from workbench.engine.team.sync_state import SyncState
+        from workbench.engine.team.sync.client import build_status
+        from workbench.engine.team.sync.state import SyncState
 
         team_dir = locations.team_dir
         local = read_local_entries(team_dir, scanner=scanner)

@@ -218,10 +218,10 @@ def resolve_repo(project_root: str, override: str | None) -> str:
         if not valid_repo_slug(slug):
             raise UserInputError(f"--repo must look like OWNER/NAME, got {override!r}")
         return slug
-    slug = detect_github_repo(project_root)
-    if slug is None:
+    detected = detect_github_repo(project_root)
+    if detected is None:
         raise UserInputError(
             "no github.com remote found for this project; team sync needs one "
             "(or pass --repo OWNER/NAME)"
         )
-    return slug
+    return detected

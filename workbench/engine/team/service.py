@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from workbench.engine.engine import Engine
     from workbench.engine.history import History, UndoResult
     from workbench.engine.team.models import TeamOverview
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import Overwrite, SyncStatus
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.models import Overwrite, SyncStatus
     from workbench.engine.team.watcher import TeamWatcher
 
 
@@ -144,14 +144,14 @@ class TeamService:
     ) -> TeamSyncClient:
         """A sync client for the team folder; server, token and repo come from the flags,
         the engine's environment and the git remote (usage errors when missing)."""
-        from workbench.engine.team.sync_config import open_sync_client
+        from workbench.engine.team.sync.config import open_sync_client
 
         options.setdefault("scanner", self.scan_for_secrets)
         return open_sync_client(self.engine, server=server, repo=repo, **options)
 
     def sync_status(self, *, server: str | None = None, repo: str | None = None) -> SyncStatus:
         """Local entries against the last known server state, with no network request."""
-        from workbench.engine.team.sync_config import sync_status
+        from workbench.engine.team.sync.config import sync_status
 
         return sync_status(self.engine, server=server, repo=repo, scanner=self.scan_for_secrets)
 
@@ -196,7 +196,7 @@ class TeamService:
     ) -> TeamWatcher:
         """A watcher that pulls once, then pushes the team folder after edits settle;
         `report(event, result)` hears each pull, push and state change."""
-        from workbench.engine.team.sync_protocol import DEBOUNCE_SECONDS
+        from workbench.engine.team.sync.protocol import DEBOUNCE_SECONDS
         from workbench.engine.team.watcher import TeamWatcher
 
         seconds = DEBOUNCE_SECONDS if debounce is None else debounce

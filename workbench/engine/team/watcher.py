@@ -15,11 +15,11 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from workbench.engine.team.sync_protocol import DEBOUNCE_SECONDS
+from workbench.engine.team.sync.protocol import DEBOUNCE_SECONDS
 
 if TYPE_CHECKING:
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import PullResult, PushResult
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.models import PullResult, PushResult
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.engine.memory_models import IndexEntry, IndexReport
+from workbench.engine.memories.models import IndexEntry, IndexReport
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
 

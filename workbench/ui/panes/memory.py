@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from workbench.engine.jsutil import format_file_size
-from workbench.engine.memory_models import LintFinding, MemoryDocument
+from workbench.engine.memories.models import LintFinding, MemoryDocument
 from workbench.ui.formatting import (
     SEVERITY_MARKS,
     SEVERITY_ORDER,

@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.engine.progress import Progress
-from workbench.engine.team.sync_models import PushResult
+from workbench.engine.team.sync.models import PushResult
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
@@ -49,7 +49,7 @@ from workbench.ui.panes.team_view import (
 
 if TYPE_CHECKING:
     from workbench.engine.team.models import TeamOverview
-    from workbench.engine.team.sync_models import PullResult
+    from workbench.engine.team.sync.models import PullResult
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
-from workbench.engine.team.sync_models import PushResult
+from workbench.engine.team.sync.models import PushResult
 from workbench.ui.panes.review_view import age_text, plural
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from workbench.engine.team.models import SecretPreview, TeamOverview
-    from workbench.engine.team.sync_models import PullResult, SyncStatus
+    from workbench.engine.team.sync.models import PullResult, SyncStatus
 
 # Display of each per-key state: mark, words, style. The order is the legend's.
 KEY_STATES: dict[str, tuple[str, str, str]] = {

@@ -22,9 +22,9 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import ConflictError, WorkbenchError
-from workbench.engine.frontmatter import MEMORY_TYPES
-from workbench.engine.memory_format import memory_type_of
-from workbench.engine.memory_models import DraftForm, LintFinding, MemoryDocument
+from workbench.engine.memories.file_format import memory_type_of
+from workbench.engine.memories.frontmatter import MEMORY_TYPES
+from workbench.engine.memories.models import DraftForm, LintFinding, MemoryDocument
 from workbench.ui.actions import bindings
 from workbench.ui.editing import editable_from
 from workbench.ui.messages import ChangeOutcome
@@ -300,7 +300,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                 return
             self.raw = False
             # Text typed in raw mode is kept: the body below its frontmatter goes back to the form.
-            from workbench.engine.frontmatter import parse_frontmatter
+            from workbench.engine.memories.frontmatter import parse_frontmatter
 
             parsed = parse_frontmatter(draft.body)
             if parsed.present:

@@ -28,7 +28,7 @@ from textual.widgets import ContentSwitcher, Input, Static, Tree
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.memory_models import MemoryEntry
+from workbench.engine.memories.models import MemoryEntry
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
 from workbench.ui.first_paint import report_first_paint
 from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name

@@ -27,8 +27,8 @@ from workbench.ui.screens.prompt import TextPromptModal
 from workbench.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from workbench.engine.memory_models import MemoryDocument, MemoryEntry
-    from workbench.engine.store import IndexFixPlan
+    from workbench.engine.memories.models import MemoryDocument, MemoryEntry
+    from workbench.engine.memories.store import IndexFixPlan
     from workbench.ui.app import WorkbenchApp
     from workbench.ui.messages import MemorySnapshot
     from workbench.ui.widgets.memory_tree import MemoryTree

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from workbench.engine.memory_models import MemoryEntry
+from workbench.engine.memories.models import MemoryEntry
 from workbench.ui.formatting import (
     SEVERITY_MARKS,
     TYPE_BADGES,

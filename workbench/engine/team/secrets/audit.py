@@ -78,11 +78,11 @@ def audit_items(
         found.setdefault(finding.fingerprint, finding)
     items = []
     for entry in baseline.sorted_entries():
-        finding = found.get(entry.fingerprint)
+        current = found.get(entry.fingerprint)
         context: tuple[tuple[int, str], ...] = ()
-        if finding is not None and finding.path in report.abs_paths:
-            context = _context(report.abs_paths[finding.path], finding, radius)
-        items.append(AuditItem(entry, finding, context))
+        if current is not None and current.path in report.abs_paths:
+            context = _context(report.abs_paths[current.path], current, radius)
+        items.append(AuditItem(entry, current, context))
     return items
 
 

@@ -16,7 +16,7 @@ import bisect
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.team.secrets.rules import RULES, SecretRule
@@ -32,7 +32,8 @@ Candidates = dict[int, list[int]]
 class Prefilter(Protocol):
     """Reports, per rule, where a match could be."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def candidates(self, text: str) -> Candidates: ...
 
@@ -186,8 +187,9 @@ def _one_byte_per_character(text: str) -> bytes:
     return text.encode("latin-1", "replace")
 
 
-def _on_match(rule: int, _start: int, end: int, _flags: int, hits: list[tuple[int, int]]) -> None:
-    hits.append((rule, end - 1))
+def _on_match(rule: int, _start: int, end: int, _flags: int, hits: object) -> None:
+    # `hits` is the list `_scan` passes as the scan's context, which hyperscan types as object.
+    cast("list[tuple[int, int]]", hits).append((rule, end - 1))
 
 
 def _group(hits: list[tuple[int, int]]) -> Candidates:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -127,7 +128,7 @@ class Baseline:
         return counts
 
     @classmethod
-    def load(cls, path: str | Path) -> Baseline:
+    def load(cls, path: str | os.PathLike[str]) -> Baseline:
         """Read a baseline file in any of the accepted formats."""
         file = Path(path)
         try:

@@ -13,13 +13,13 @@ import threading
 from dataclasses import dataclass
 from stat import S_ISREG
 
-from workbench.engine.frontmatter import (
+from workbench.engine.jsutil import js_iso
+from workbench.engine.memories.file_format import BOTH_LOCATIONS, read_type
+from workbench.engine.memories.frontmatter import (
     description_of,
     parse_frontmatter,
     read_head,
 )
-from workbench.engine.jsutil import js_iso
-from workbench.engine.memory_format import BOTH_LOCATIONS, read_type
 from workbench.engine.profiles.rules import TypeLocation
 from workbench.engine.userfiles import describe, pseudo_filesystems, refusal
 
@@ -118,10 +118,11 @@ class MemoryScanner:
             if cached and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
                 header = cached[2]
             else:
-                header = read_header(path, self.memory_dir, stat, self.reads_type_at)
+                read = read_header(path, self.memory_dir, stat, self.reads_type_at)
                 reads += 1
-                if header is None:
+                if read is None:
                     continue
+                header = read
             fresh[path] = (stat.st_mtime_ns, stat.st_size, header)
             headers.append(header)
         with self._lock:

@@ -15,12 +15,12 @@ from urllib.parse import urlsplit
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.team.repo import resolve_repo
-from workbench.engine.team.sync_state import SyncState, SyncStateStore, normalize_server
+from workbench.engine.team.sync.state import SyncState, SyncStateStore, normalize_server
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
-    from workbench.engine.team.sync_client import TeamSyncClient
-    from workbench.engine.team.sync_models import SyncStatus
+    from workbench.engine.team.sync.client import TeamSyncClient
+    from workbench.engine.team.sync.models import SyncStatus
 
 TOKEN_ENV = "WORKBENCH_TEAM_TOKEN"
 SERVER_ENV = "TEAM_MEMORY_SYNC_URL"
@@ -104,7 +104,7 @@ def open_sync_client(
     **options: Any,
 ) -> TeamSyncClient:
     """A sync client for the engine's team folder; `options` go to TeamSyncClient."""
-    from workbench.engine.team.sync_client import TeamSyncClient
+    from workbench.engine.team.sync.client import TeamSyncClient
 
     target = resolve_target(engine, server=server, repo=repo, token=token)
     assert target.server is not None and target.token is not None
@@ -131,8 +131,8 @@ def sync_status(
     scanner: Any = None,
 ) -> SyncStatus:
     """The offline status; works without a token, and without a server (no saved state)."""
-    from workbench.engine.team.sync_client import build_status
-    from workbench.engine.team.sync_local import read_local_entries
+    from workbench.engine.team.sync.client import build_status
+    from workbench.engine.team.sync.local import read_local_entries
 
     target = resolve_target(engine, server=server, repo=repo, need_server=False, need_token=False)
     store = state_store if state_store is not None else SyncStateStore()

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from urllib.parse import unquote
 
-from workbench.engine.frontmatter import FRONTMATTER_RE
 from workbench.engine.jsutil import format_file_size, js_last_index_of, js_len, js_slice
+from workbench.engine.memories.frontmatter import FRONTMATTER_RE
 from workbench.engine.profiles.rules import IndexLoadRules
 
 MAX_ENTRYPOINT_LINES = 200
@@ -143,7 +143,7 @@ def _loaded(content: str, rules: IndexLoadRules) -> str:
     (CR and line separators to LF, invisible characters out) and trim it again."""
     if not rules.cleans_text:
         return content
-    from workbench.engine.index_chars import clean_loaded_text
+    from workbench.engine.memories.index_chars import clean_loaded_text
 
     return js_trim(clean_loaded_text(content))
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from workbench.engine.frontmatter import (
+from workbench.engine.memories.file_format import BOTH_LOCATIONS, read_type
+from workbench.engine.memories.frontmatter import (
     FRONTMATTER_MAX_LINES,
     MEMORY_TYPES,
     ParsedFrontmatter,
     parse_frontmatter,
 )
-from workbench.engine.memory_format import BOTH_LOCATIONS, read_type
-from workbench.engine.memory_models import LintFinding
+from workbench.engine.memories.models import LintFinding
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
 SURFACE_MAX_LINES = 200

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from workbench.engine.frontmatter import (
+from workbench.engine.memories.frontmatter import (
     FRONTMATTER_RE,
     MEMORY_TYPES,
     parse_frontmatter,

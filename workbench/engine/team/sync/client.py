@@ -26,15 +26,15 @@ from workbench import __version__
 from workbench.engine.errors import OperationCancelled, PathTraversalError
 from workbench.engine.jsutil import now_iso
 from workbench.engine.progress import ProgressCallback, Reporter
-from workbench.engine.team.sync_keys import (
+from workbench.engine.team.sync.keys import (
     display_key,
     file_name_problem,
     redacted_key,
     secrets_in_keys,
     unicode_problem,
 )
-from workbench.engine.team.sync_local import Scanner, default_scanner, read_local_entries
-from workbench.engine.team.sync_models import (
+from workbench.engine.team.sync.local import Scanner, default_scanner, read_local_entries
+from workbench.engine.team.sync.models import (
     KeyState,
     LocalSnapshot,
     Overwrite,
@@ -44,7 +44,7 @@ from workbench.engine.team.sync_models import (
     SyncError,
     SyncStatus,
 )
-from workbench.engine.team.sync_protocol import (
+from workbench.engine.team.sync.protocol import (
     ENDPOINT_PATH,
     MAX_CONFLICT_RETRIES,
     MAX_FILE_SIZE_BYTES,
@@ -65,8 +65,8 @@ from workbench.engine.team.sync_protocol import (
     retry_delay,
     usable_checksum,
 )
-from workbench.engine.team.sync_state import SyncState, SyncStateStore
-from workbench.engine.team.sync_transport import (
+from workbench.engine.team.sync.state import SyncState, SyncStateStore
+from workbench.engine.team.sync.transport import (
     MAX_HASHES_RESPONSE_BYTES,
     MAX_PULL_RESPONSE_BYTES,
     MAX_PUT_RESPONSE_BYTES,
@@ -276,7 +276,8 @@ class TeamSyncClient:
     # --- GET --------------------------------------------------------------------------
 
     async def _get_once(self, etag: str | None, deadline: float) -> _Fetch:
-        headers = {"If-None-Match": quoted_etag(etag)} if usable_checksum(etag) else {}
+        usable = usable_checksum(etag)
+        headers = {"If-None-Match": quoted_etag(usable)} if usable else {}
         response = await self._send(
             "GET",
             "the pull",

@@ -7,6 +7,7 @@ first. A save is Claude Code's two-step save: the file, then its one-line index 
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import functools
 import hashlib
@@ -27,14 +28,23 @@ from workbench.engine.errors import (
     UserInputError,
     WorkbenchError,
 )
-from workbench.engine.frontmatter import (
+from workbench.engine.jsutil import js_iso, js_len, js_round
+from workbench.engine.memories.file_format import (
+    body_links,
+    edit_memory_text,
+    kebab_name,
+    link_keys,
+    new_frontmatter,
+    read_type,
+)
+from workbench.engine.memories.frontmatter import (
     MEMORY_TYPES,
     ParsedFrontmatter,
     normalize_text,
     parse_frontmatter,
     split_document,
 )
-from workbench.engine.index import (
+from workbench.engine.memories.index import (
     INDEX_LINE_GUIDE,
     INDEX_LINE_LIMIT,
     MAX_ENTRYPOINT_LENGTH,
@@ -47,17 +57,13 @@ from workbench.engine.index import (
     truncate_entrypoint,
     truncation_warning,
 )
-from workbench.engine.jsutil import js_iso, js_len, js_round
-from workbench.engine.lint import LARGE_FILE_BYTES, FileFacts, lint_and_frontmatter, lint_file
-from workbench.engine.memory_format import (
-    body_links,
-    edit_memory_text,
-    kebab_name,
-    link_keys,
-    new_frontmatter,
-    read_type,
+from workbench.engine.memories.lint import (
+    LARGE_FILE_BYTES,
+    FileFacts,
+    lint_and_frontmatter,
+    lint_file,
 )
-from workbench.engine.memory_models import (
+from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
     IndexProjection,
@@ -70,7 +76,7 @@ from workbench.engine.memory_models import (
     RenameResult,
     SaveResult,
 )
-from workbench.engine.scan import MemoryScanner, format_manifest, iter_memory_paths
+from workbench.engine.memories.scan import MemoryScanner, format_manifest, iter_memory_paths
 from workbench.engine.userfiles import (
     INDEX_LIMIT,
     MEMORY_FILE_LIMIT,
@@ -87,7 +93,7 @@ if TYPE_CHECKING:
 
     from workbench.engine.engine import Engine
     from workbench.engine.history import History
-    from workbench.engine.memory_models import DraftCheck, DraftForm
+    from workbench.engine.memories.models import DraftCheck, DraftForm
 
 DAY_MS = 86_400_000
 _M = TypeVar("_M", bound="Callable[..., Any]")
@@ -404,6 +410,7 @@ class MemoryStore:
         )
 
     # --- reading -----------------------------------------------------------------------
+    # Below this method, `list` in a signature names it: annotations there say builtins.list.
 
     def list(self, scope: str = "all") -> list[MemoryEntry]:
         """Memory files newest first; `scope` is all, private, team or log."""
@@ -418,7 +425,7 @@ class MemoryStore:
         entries.sort(key=lambda e: e.mtime_ms, reverse=True)
         return entries
 
-    def _with_link_lints(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    def _with_link_lints(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
         """Add a `memory-dangling-link` finding for each `[[name]]` no memory answers to."""
         known: set[str] = set()
         for entry in entries:
@@ -526,7 +533,7 @@ class MemoryStore:
                     linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
         return linked
 
-    def _orphan_candidates(self, team: bool) -> list[str]:
+    def _orphan_candidates(self, team: bool) -> builtins.list[str]:
         rels = [self.relative(p) for p, _ in iter_memory_paths(self.root)]
         if team:
             return [r for r in rels if self.scope_of(r) == "team"]
@@ -615,7 +622,7 @@ class MemoryStore:
             unreadable=unreadable,
         )
 
-    def _index_findings(self, team: bool) -> list[LintFinding]:
+    def _index_findings(self, team: bool) -> builtins.list[LintFinding]:
         report = self.index(team)
         if report.unreadable:
             return [
@@ -682,7 +689,7 @@ class MemoryStore:
             )
         return findings
 
-    def lint(self) -> list[LintFinding]:
+    def lint(self) -> builtins.list[LintFinding]:
         """Findings for every memory file and both indexes, errors first."""
         findings: list[LintFinding] = []
         for entry in self.list():
@@ -707,7 +714,7 @@ class MemoryStore:
         findings.sort(key=lambda f: (order[f.severity], f.path, f.line or 0, f.rule))
         return findings
 
-    def _team_secret_findings(self) -> list[LintFinding]:
+    def _team_secret_findings(self) -> builtins.list[LintFinding]:
         """Secrets in team files that are not memories (every regular file is pushed)."""
         team_dir = self.root / "team"
         if not team_dir.is_dir():
@@ -854,7 +861,7 @@ class MemoryStore:
         """Lint a memory being edited as it would be saved (`text`, the whole file): its
         findings (never `memory-stale`, it is being written now), what the form still lacks,
         and for a new memory the index headroom after the save."""
-        from workbench.engine.memory_models import DraftCheck
+        from workbench.engine.memories.models import DraftCheck
 
         facts = FileFacts(
             path=path,
@@ -1083,7 +1090,7 @@ class MemoryStore:
 
     def _remove_index_links(
         self, targets: set[Path], team: bool, group: str, action: str
-    ) -> tuple[int, list[str]]:
+    ) -> tuple[int, builtins.list[str]]:
         data, text = self._read_index(team)
         if data is None:
             return 0, []
@@ -1227,10 +1234,13 @@ class MemoryStore:
     def _without_dangling(self, text: str, team: bool) -> tuple[str, int]:
         report = self.index(team, text=text)
         folder = self._index_folder(team)
+        # A link whose target is missing is a local one, so it has a path.
         missing = {
-            Path(os.path.normpath(folder / link_target_path(e.target)))  # type: ignore[arg-type]
+            Path(os.path.normpath(folder / target))
             for e in report.entries
             if e.target_exists is False
+            and e.target is not None
+            and (target := link_target_path(e.target)) is not None
         }
         kept, removed = [], 0
         for line in text.split("\n"):

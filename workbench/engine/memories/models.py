@@ -126,7 +126,7 @@ class IndexEntry:
         None for a URL or no link."""
         if not self.target:
             return None
-        from workbench.engine.index import link_target_path
+        from workbench.engine.memories.index import link_target_path
 
         return link_target_path(self.target)
 

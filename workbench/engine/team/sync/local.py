@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from workbench.engine.atomic import TEMP_SUFFIX
-from workbench.engine.team.sync_keys import redacted_key, secrets_in_keys
-from workbench.engine.team.sync_models import LocalSnapshot, SkippedSecret
-from workbench.engine.team.sync_protocol import MAX_FILE_SIZE_BYTES, js_sort_key
+from workbench.engine.team.sync.keys import redacted_key, secrets_in_keys
+from workbench.engine.team.sync.models import LocalSnapshot, SkippedSecret
+from workbench.engine.team.sync.protocol import MAX_FILE_SIZE_BYTES, js_sort_key
 from workbench.engine.userfiles import read_start
 
 Scanner = Callable[[str], Sequence[Any]]

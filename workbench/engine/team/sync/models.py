@@ -143,11 +143,18 @@ class Overwrite:
         """An overwrite read back from saved state, or None when malformed."""
         if not isinstance(data, dict):
             return None
-        texts = [data.get(k) for k in ("key", "time", "server_hash", "local_hash")]
-        history_id = data.get("history_id")
-        if not all(isinstance(t, str) for t in texts) or not isinstance(history_id, str | None):
+        key, time, server_hash, local_hash, history_id = (
+            data.get(k) for k in ("key", "time", "server_hash", "local_hash", "history_id")
+        )
+        if not (
+            isinstance(key, str)
+            and isinstance(time, str)
+            and isinstance(server_hash, str)
+            and isinstance(local_hash, str)
+            and isinstance(history_id, str | None)
+        ):
             return None
-        return cls(*texts, history_id=history_id)  # type: ignore[arg-type]
+        return cls(key, time, server_hash, local_hash, history_id=history_id)
 
 
 @dataclass(frozen=True)
