@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+
 @dataclass(frozen=True, eq=False, repr=False)
 class InstructionRules:
     """How a release finds, orders and sends instruction files."""
