@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -48,6 +49,11 @@ def _engine(base: Path):
     return engine
 
 
+def _first_seed(engine: Any) -> str:
+    """The first seed's file name, whichever naming the active Claude Code release uses."""
+    return next(e.path for e in engine.memories.list() if e.description == "seed memory 0")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="wb-bench-save-") as tmp:
         base = Path(tmp)
@@ -63,14 +69,13 @@ def main() -> int:
         seconds, _ = median_seconds(save, runs=31, warmup=3)
         line("save (file + index line + history)", f"{seconds * 1000:.1f} ms")
 
-        doc = store.read("project_seed_0.md")
+        seed = _first_seed(engine)
+        doc = store.read(seed)
         state = {"fingerprint": doc.fingerprint, "n": 0}
 
         def update() -> None:
             state["n"] += 1
-            result = store.update(
-                "project_seed_0.md", doc.text + f"{state['n']}\n", state["fingerprint"]
-            )
+            result = store.update(seed, doc.text + f"{state['n']}\n", state["fingerprint"])
             state["fingerprint"] = result.fingerprint
 
         seconds, _ = median_seconds(update, runs=31, warmup=3)
