@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -28,8 +29,8 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 class Tmux:
     """One detached tmux session on a private socket."""
 
-    def __init__(self, tmp_path: Path) -> None:
-        self.socket = str(tmp_path / "tmux.sock")
+    def __init__(self, socket_dir: Path) -> None:
+        self.socket = str(socket_dir / "tmux.sock")
         self.name = f"wb-{uuid.uuid4().hex[:8]}"
 
     def run(self, *args: str) -> str:
@@ -62,10 +63,16 @@ class Tmux:
 
 
 @pytest.fixture
-def tmux(tmp_path: Path):
-    session = Tmux(tmp_path)
+def tmux():
+    # The socket lives in a short folder of its own: a Unix socket's path is limited to about
+    # 107 bytes, and pytest's temp folder may be deeper than that.
+    socket_dir = Path(
+        tempfile.mkdtemp(prefix="wb-tmux-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    )
+    session = Tmux(socket_dir)
     yield session
     session.run("kill-server")
+    shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 # For each pane: text only that pane shows once loaded (any of `|`-separated alternatives),

@@ -8,7 +8,6 @@ ever blocking on them. Deadlines here are generous bounds, not speeds.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import threading
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hostile import make_socket
 from workbench.engine.agents.bounded_run import run_bounded
 from workbench.engine.agents.permissions import create_auto_mem_can_use_tool
 from workbench.engine.agents.tools import (
@@ -173,13 +173,10 @@ def test_read_refuses_devices_and_sockets(project: Path, tmp_path: Path) -> None
     inside = AgentTools(Workspace(project_root=str(project), read_roots=("/dev",)))
     zero = _call(inside, "Read", file_path="/dev/zero")
     assert zero.is_error and "a device" in zero.content
-    sock_path = project / "s.md"
-    server = socket.socket(socket.AF_UNIX)
-    try:
-        server.bind(str(sock_path))
-        out = _call(tools, "Read", file_path=str(sock_path))
-    finally:
-        server.close()
+    # Bound by a short relative name: a socket's path is limited to about 107 bytes, and the
+    # temp folder may be deeper than that.
+    sock_path = make_socket(project / "s.md")
+    out = _call(tools, "Read", file_path=str(sock_path))
     assert out.is_error and "a socket" in out.content
 
 
