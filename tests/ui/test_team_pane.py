@@ -148,7 +148,7 @@ async def test_an_overwritten_teammate_change_is_named_and_theirs_can_be_restore
             await pilot.press("o")
             await settle(app, pilot)
             assert (team / "project_api_v2.md").read_text() == "The teammate's plan: ship in May.\n"
-            assert app.changes[-1] == "restored the teammate's version of project_api_v2.md"
+            assert app.applied[-1].summary == "restored the teammate's version of project_api_v2.md"
             assert pane.report.restorable == ()
             assert "their version was restored" in text_of(pane, ".team-overwrites")
             assert pane.check_action("restore_overwritten", ()) is None
