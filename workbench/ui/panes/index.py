@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from textual import on
+from collections.abc import Callable
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
@@ -10,12 +12,17 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from workbench.engine.memories.models import IndexEntry, IndexReport
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
 
 LONG_LINE = 200
+LINES_PER_BATCH = 500
+"""Index lines handed to the list per turn of the UI thread (a 9,000-line index in 18)."""
+ONE_LINE = {"text_wrap": "nowrap", "text_overflow": "ellipsis"}
+"""The list's text rules (app.tcss): every prompt is one line, whatever its length."""
 
 
 def signed(value: int) -> str:
@@ -88,6 +95,24 @@ def cut_prompt(report: IndexReport) -> Content:
     return Content.styled(f"{'━' * 3}{text}".ljust(140, "━"), "bold $index-cut")
 
 
+def line_options(report: IndexReport, width: int) -> list[Option]:
+    """Every index line as a list option, the cut drawn where Claude Code stops, each prompt's
+    height measured at `width` (pure: runs off the UI thread)."""
+    digits = len(str(max((e.line for e in report.entries), default=1)))
+    cut_drawn = False
+    options: list[Option] = []
+    for entry in report.entries:
+        if not entry.loaded and not cut_drawn:
+            options.append(Option(cut_prompt(report), id="cut", disabled=True))
+            cut_drawn = True
+        prompt = entry_prompt(entry, digits)
+        # The list measures each prompt's height before its first frame; measured here, that
+        # is a cache hit on the UI thread (a 9,000-line index took about 0.3 s there).
+        prompt.get_height(ONE_LINE, width)
+        options.append(Option(prompt, id=f"line-{entry.line}"))
+    return options
+
+
 class IndexPane(Pane):
     """The load report for the private or the team MEMORY.md."""
 
@@ -152,23 +177,53 @@ class IndexPane(Pane):
         if report.warning:
             warning.update(Content.styled(report.warning.strip(), "$text-error"))
         options = self.query_one(".index-lines", OptionList)
-        highlighted = options.highlighted
-        options.clear_options()
-        width = len(str(max((e.line for e in report.entries), default=1)))
-        cut_drawn = False
-        prompts: list[Option] = []
-        for entry in report.entries:
-            if not entry.loaded and not cut_drawn:
-                prompts.append(Option(cut_prompt(report), id="cut", disabled=True))
-                cut_drawn = True
-            prompts.append(Option(entry_prompt(entry, width), id=f"line-{entry.line}"))
-        options.add_options(prompts)
-        if highlighted is not None and highlighted < len(prompts):
+        self.query_one(".index-problems", Static).update(self._problems_content(report))
+        # The list is laid out once the pane shows its content: measure the lines after that,
+        # at the width they will be drawn at.
+        self.has_content = True
+        self.call_after_refresh(self._fill_when_laid_out, report, options.highlighted)
+
+    def _fill_when_laid_out(self, report: IndexReport, highlighted: int | None) -> None:
+        if self.report is report:  # not replaced meanwhile
+            options = self.query_one(".index-lines", OptionList)
+            self._fill_lines(report, _prompt_width(options, report), highlighted)
+
+    @work(thread=True, exclusive=True, group="index-lines", exit_on_error=False)
+    def _fill_lines(self, report: IndexReport, width: int, highlighted: int | None) -> None:
+        """Build the lines in a thread, then hand them to the list a batch per turn of the
+        UI thread, so a long index never freezes the screen."""
+        prompts = line_options(report, width)
+        worker = get_current_worker()
+        for start in range(0, max(len(prompts), 1), LINES_PER_BATCH):
+            if worker.is_cancelled:
+                return  # a newer report is on its way
+            batch = prompts[start : start + LINES_PER_BATCH]
+            if not self._on_ui_thread(self._add_lines, batch, clear=start == 0):
+                return
+        if not worker.is_cancelled:
+            self._on_ui_thread(self._lines_added, highlighted, len(prompts))
+
+    def _on_ui_thread(self, callback: Callable[..., object], *args: object, **kw: object) -> bool:
+        """Run `callback` on the UI thread and wait for it; False once the app has stopped
+        (quitting while a long index is still being handed over)."""
+        try:
+            self.app.call_from_thread(callback, *args, **kw)
+        except RuntimeError:
+            return False
+        return True
+
+    def _add_lines(self, batch: list[Option], *, clear: bool) -> None:
+        options = self.query_one(".index-lines", OptionList)
+        if clear:
+            options.clear_options()
+        options.add_options(batch)
+
+    def _lines_added(self, highlighted: int | None, count: int) -> None:
+        options = self.query_one(".index-lines", OptionList)
+        if highlighted is not None and highlighted < count:
             options.highlighted = highlighted
         elif options.has_focus:
             options.action_first()
-        self.query_one(".index-problems", Static).update(self._problems_content(report))
-        self.has_content = True
 
     def _problems_content(self, report: IndexReport) -> Content:
         parts: list[Content] = []
@@ -216,3 +271,16 @@ class IndexPane(Pane):
         local = entry.local_target
         if local:
             self.post_message(OpenMemoryRequested(("team/" if self.team else "") + local))
+
+
+def _prompt_width(options: OptionList, report: IndexReport) -> int:
+    """The width the list will measure its prompts at: its content region less the gutter,
+    the options' padding and, once the lines overflow it, the scrollbar (as `OptionList`
+    computes it; a different width would measure every prompt again on the UI thread)."""
+    padding = options.get_component_styles("option-list--option").padding
+    gutter = options._get_left_gutter_width()  # Textual is pinned: the list's own arithmetic
+    region = options.scrollable_content_region
+    width = region.width - gutter - padding.width
+    if not options.show_vertical_scrollbar and len(report.entries) + 1 > region.height:
+        width -= options.styles.scrollbar_size_vertical
+    return max(1, width)
