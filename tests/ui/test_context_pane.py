@@ -80,7 +80,8 @@ class TestContextPaneSnapshots:
     def test_a_call_on_show_lists_its_items(self, snap_compare, sample_engine):
         view = view_for(sample_engine("warnings"), WARNINGS_COMPACTED)
         assert view.report is not None
-        number = next(c.number for c in view.report.calls if c.segment == 1) + 2
+        # The last call before the compaction: its items were summarised, some new with it.
+        number = next(c.number for c in view.report.calls if c.segment == 1) - 1
 
         def feed(pane: ContextPane) -> None:
             pane.show_view(view)

@@ -290,9 +290,9 @@ class ContextPane(Pane):
 
     def _draw_call_items(self) -> None:
         items = self.query_one(".ctx-call-items", Static)
-        report, call = self.report, self.call
-        items.update(call_items_content(report, call) if report is not None else "")
-        items.display = report is not None and call is not None
+        content = call_items_content(self.report, self.call) if self.report is not None else ""
+        items.update(content)
+        items.display = bool(content)
 
     def watch_history(self, history: SessionHistory | None) -> None:
         self._draw_history()
