@@ -33,6 +33,7 @@ from workbench.engine.context.attribution_models import (
     FileRead,
     ItemFates,
 )
+from workbench.engine.context.gc_pause import collection_paused
 from workbench.engine.context.jsonl import parse_line, sniff_type
 from workbench.engine.context.thresholds import Thresholds
 from workbench.engine.context.tokens import (
@@ -354,7 +355,9 @@ def attribute_file(
         raise NotFoundError(f"no transcript at {target}") from None
     except IsADirectoryError:
         raise UserInputError(f"{target} is a folder, not a transcript file") from None
-    with handle:
+    # The cyclic collector waits, as in the replay: the pass allocates millions of objects
+    # none of which is in a cycle, and now keeps every item of the session alive.
+    with handle, collection_paused():
         rows = _rows(handle)
         first = next(rows, None)
         sidechain = first is not None and first[1].get("isSidechain") is True
