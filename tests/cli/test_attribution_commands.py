@@ -88,3 +88,43 @@ def test_an_item_not_yet_sent_reads_the_same_in_the_cli_and_the_pane(project, ca
     report = engine.context.attribution(engine.context.resolve_transcript(session="333"))
     shown = largest_content(report, limit=1).plain.split("\n")[1].strip()
     assert shown in out
+
+
+def test_context_json_lists_the_items_each_call_added(project, capsys):
+    code, out, err = run(capsys, "context", "222", "--project", str(project), "--json")
+    assert code == 0, err
+    calls = json.loads(out)["calls"]
+    held: dict[str, int] = {}
+    for call in calls:
+        assert {item["call"] for item in call["added"]} <= {call["call"]}
+        for item in call["added"]:
+            held[item["category"]] = held.get(item["category"], 0) + item["tokens"]
+        assert held == {k: v for k, v in call["categories"].items() if k != "overhead"}
+        assert call["items_held"] >= call["items_added"] == len(call["added"])
+    read = next(i for i in calls[1]["added"] if i["category"] == "tool_result:Read")
+    assert (read["tool"], read["path"], read["in_context"]) == ("Read", "/p/src/tax.py", True)
+    assert read["tokens"] == max(i["tokens"] for i in calls[1]["added"])
+
+
+def test_context_call_prints_the_items_of_one_call(project, capsys):
+    code, out, err = run(capsys, "context", "222", "--project", str(project), "--call", "2")
+    assert code == 0, err
+    assert "Call 2 of 2" in out and "Items it sent" in out
+    lines = out.splitlines()
+    first = lines.index(next(line for line in lines if "Items it sent" in line)) + 1
+    assert lines[first].strip().startswith("Read /p/src/tax.py at call 2:")
+    assert "· new" in lines[first] and "micro-compaction:" in lines[first + 1]
+    code, out, _ = run(
+        capsys, "context", "222", "--project", str(project), "--call", "-1", "--top", "1"
+    )
+    assert code == 0 and "Call 2 of 2" in out and "more (--top to list more)" in out
+    code, out, _ = run(capsys, "context", "222", "--project", str(project), "--call", "1", "--json")
+    data = json.loads(out)["call"]
+    assert data["call"] == 1 and len(data["items"]) == data["items_held"]
+    assert (
+        sum(i["tokens"] for i in data["items"]) + data["categories"].get("overhead", 0)
+        == (data["estimate"])
+    )
+    code, _, err = run(capsys, "context", "222", "--project", str(project), "--call", "3")
+    assert code == 2 and "--call 3: the session has 2 API call(s)" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -77,6 +77,19 @@ class TestContextPaneSnapshots:
     def test_narrow(self, snap_compare, sample_engine):
         assert snap_compare(fed(view_for(sample_engine("warnings"))), terminal_size=(72, 40))
 
+    def test_a_call_on_show_lists_its_items(self, snap_compare, sample_engine):
+        view = view_for(sample_engine("warnings"), WARNINGS_COMPACTED)
+        assert view.report is not None
+        # The last call before the compaction: its items were summarised, some new with it.
+        number = next(c.number for c in view.report.calls if c.segment == 1) - 1
+
+        def feed(pane: ContextPane) -> None:
+            pane.show_view(view)
+            pane.call = number
+
+        harness = PaneHarness(lambda: ContextPane(autoload=False, id="context-pane"), feed)
+        assert snap_compare(harness, terminal_size=(110, 70))
+
 
 async def test_the_pane_attributes_the_newest_session_itself(sample_engine):
     engine = sample_engine("warnings")
@@ -168,3 +181,42 @@ def test_a_chosen_call_says_what_it_added_since_the_call_before(sample_engine):
     # After the compaction everything the call sent is new.
     first_after = next(c for c in report.calls if c.segment == 1)
     assert sum(added_by_call(report, first_after.number).values()) == first_after.estimate
+
+
+def test_a_chosen_call_lists_its_items_largest_first_capped(sample_engine):
+    from workbench.ui.panes.context_view import call_items_content
+
+    report = view_for(sample_engine("warnings"), WARNINGS_COMPACTED).report
+    assert report is not None
+    number = max(range(1, len(report.calls) + 1), key=lambda n: report.calls[n - 1].items_held)
+    items = report.call_items(number)
+    assert len(items) > 4
+    text = call_items_content(report, number, limit=4).plain.split("\n")
+    assert text[0].startswith(f"Items call {number} sent")
+    assert f"{len(items):,} items" in text[0]
+    assert [line.strip() for line in text[1:9:2]] == [
+        i.describe(len(report.calls)) + ("  new" if i.call == number else "") for i in items[:4]
+    ]
+    assert text[-1].strip() == f"… and {len(items) - 4:,} more"
+    assert call_items_content(report, None).plain == ""
+
+
+async def test_stepping_to_a_call_shows_its_items_and_back_hides_them(sample_engine):
+    engine = sample_engine("warnings")
+    app = EngineHarness(engine, lambda: ContextPane(id="context-pane"))
+    async with app.run_test(size=(110, 50)) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(ContextPane)
+        assert pane.report is not None
+        items = pane.query_one(".ctx-call-items", Static)
+        assert not items.display
+        pane.query_one(".ctx-body").focus()
+        await pilot.press("comma", "comma")
+        last = len(pane.report.calls)
+        assert items.display
+        biggest = pane.report.call_items(last - 1)[0]
+        shown = str(items.render())
+        assert shown.startswith(f"Items call {last - 1} sent")
+        assert biggest.describe(last) in shown.split("\n")[1]
+        await pilot.press("full_stop", "full_stop")
+        assert pane.call is None and not items.display

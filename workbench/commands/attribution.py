@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.commands.common import (
     ExitCode,
@@ -17,6 +17,7 @@ from workbench.commands.common import (
     plain,
     resolve_session,
 )
+from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,6 +39,12 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     context.add_argument(
         "--top", metavar="N", type=int, default=10, help="largest items to list (default 10)"
     )
+    context.add_argument(
+        "--call",
+        metavar="N",
+        type=int,
+        help="the items call N sent, largest first (-1: the last call)",
+    )
     sessions = add(
         "sessions",
         run_sessions,
@@ -55,6 +62,12 @@ def run_context(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     path = resolve_session(engine, args)
     report = engine.context.attribution(path, model=args.model)
+    if args.call is not None:
+        number = call_number(report, args.call)
+        emit(
+            args, call_json(report, number), lambda con: render_call(con, report, number, args.top)
+        )
+        return ExitCode.OK
     data = report.to_json(include_calls=not args.no_calls)
     data["largest"] = data["largest"][: max(0, args.top)]
     emit(args, data, lambda con: render_context(con, report, calls=not args.no_calls, top=args.top))
@@ -123,13 +136,8 @@ def render_context(con: Console, report: AttributionReport, *, calls: bool, top:
         con.print("\n[bold]Largest items now[/bold] (all still in context)")
         for item in report.largest[:top]:
             con.print(f"  {item.describe(len(report.calls))}", markup=False)
-            fates = []
-            if item.micro:
-                fates.append(f"micro-compaction: {item.micro}")
-            if item.compaction:
-                fates.append(f"compaction: {item.compaction}")
-            if fates:
-                con.print("      " + " · ".join(fates), markup=False)
+            if item.fates_text():
+                con.print("      " + item.fates_text(), markup=False)
     if report.files_read:
         con.print("\n[bold]Files read into the context now[/bold]")
         for read in report.files_read[:top]:
@@ -148,6 +156,67 @@ def render_context(con: Console, report: AttributionReport, *, calls: bool, top:
         )
     for note in report.notes:
         con.print(f"note: {note}", markup=False)
+
+
+def call_number(report: AttributionReport, given: int) -> int:
+    """`--call N` as a 1-based call number (negative counts from the end)."""
+    count = len(report.calls)
+    number = count + 1 + given if given < 0 else given
+    if not 0 < number <= count:
+        raise UserInputError(
+            f"--call {given}: the session has {count:,} API call(s)"
+            + (f", give 1 to {count:,} or -1 for the last" if count else "")
+        )
+    return number
+
+
+def call_json(report: AttributionReport, number: int) -> dict[str, Any]:
+    point = report.calls[number - 1]
+    return {
+        **(report.claude.to_json() if report.claude else {}),
+        "transcript": report.transcript,
+        "model": report.model,
+        "call_count": len(report.calls),
+        "call": {
+            **point.to_json(),
+            "added_since_previous": report.added_since_previous(number),
+            "items": [item.to_json() for item in report.call_items(number)],
+        },
+    }
+
+
+def render_call(con: Console, report: AttributionReport, number: int, top: int) -> None:
+    from workbench.engine.context.attribution_models import category_label
+
+    point = report.calls[number - 1]
+    con.print(f"[bold]{escape(report.transcript)}[/bold]")
+    measured = (
+        f", measured {point.recorded:,}, difference {point.difference:+,}"
+        if point.recorded is not None and point.difference is not None
+        else " (no recorded usage)"
+    )
+    con.print(
+        f"Call {number:,} of {len(report.calls):,} (line {point.line:,}): estimated "
+        f"{point.estimate:,}{measured}",
+        markup=False,
+    )
+    added = report.added_since_previous(number)
+    con.print("\n[bold]By category[/bold] (+ what the call before it did not send)")
+    for category, tokens in sorted(point.categories.items(), key=lambda kv: -kv[1]):
+        grew = f"+{added[category]:,}" if added.get(category) else ""
+        con.print(f"  {category_label(category):<40} {tokens:>9,} {grew:>9}", markup=False)
+    items = report.call_items(number)
+    new = sum(1 for item in items if item.call == number)
+    con.print(
+        f"\n[bold]Items it sent[/bold], largest first ({len(items):,}, {new:,} new with it; "
+        "the system prompt, tools and instructions are not items)"
+    )
+    for item in items[: max(0, top)]:
+        mark = " · new" if item.call == number else ""
+        con.print(f"  {item.describe(len(report.calls))}{mark}", markup=False)
+        con.print("      " + (item.fates_text() or "still in context"), markup=False)
+    if len(items) > max(0, top):
+        con.print(f"  … and {len(items) - max(0, top):,} more (--top to list more)", markup=False)
 
 
 # --- sessions ---------------------------------------------------------------------------

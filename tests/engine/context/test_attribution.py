@@ -108,6 +108,33 @@ def check_invariants(report, path: Path) -> None:
         assert sum(condensed(call.categories).values()) == call.estimate
         assert call.recorded is not None and call.difference == call.recorded - call.estimate
         assert call.categories.get(OVERHEAD, 0) == report.overhead
+    check_items(report)
+
+
+def check_items(report) -> None:
+    """Every call's items add up to its categories (the overhead is no item); the ones it
+    added are the ones it sent first, and what it held is what it and the calls before it in
+    its segment added."""
+    held: dict[str, int] = {}
+    segment = -1
+    for call in report.calls:
+        if call.segment != segment:
+            segment, held = call.segment, {}
+        added = report.call_items(call.number, added_only=True)
+        assert {i.call for i in added} <= {call.number}, call.number
+        for item in added:
+            held[item.category] = held.get(item.category, 0) + item.tokens
+        messages = {k: v for k, v in call.categories.items() if k != OVERHEAD}
+        assert held == messages, call.number
+        items = report.call_items(call.number)
+        assert len(items) == call.items_held
+        assert [i.tokens for i in items] == sorted((i.tokens for i in items), reverse=True)
+    # An item is first sent by the first call after its line (a reply by the next call).
+    lines = [c.line for c in report.calls]
+    for row in report.item_rows:
+        number, line = row[4], row[3]
+        assert number == 1 or lines[number - 2] <= line, row
+        assert number > len(lines) or line < lines[number - 1], row
 
 
 def test_generated_session_adds_up_and_reconciles(tmp_path):
@@ -157,6 +184,43 @@ def test_largest_items_now_with_what_compaction_would_do(tmp_path):
     assert report.earlier_largest and report.earlier_largest[0][1][0].label.startswith(
         "Read /repo/src/billing/tax.py"
     )
+
+
+def test_each_call_lists_its_items_with_tool_file_and_tokens(tmp_path):
+    path = rich_session(tmp_path / "s.jsonl")
+    report = engine_for(tmp_path).context.attribution(path, now=NOW)
+    check_items(report)
+    boundary = report.compactions[0].after_call
+    # The last call before the compaction: every kind of item, none left in context now.
+    before = report.call_items(boundary)
+    kinds = {i.category for i in before}
+    assert {"tool_result:Read", "tool_result:Bash", "attachment:date_change", "image"} <= kinds
+    assert {"reminder", "command", "thinking", "user_text", "tool_use"} <= kinds
+    read = next(i for i in before if i.category == "tool_result:Read")
+    assert (read.tool, read.path, read.label) == (
+        "Read",
+        "/repo/src/billing/tax.py",
+        "Read /repo/src/billing/tax.py",
+    )
+    assert read.tokens == max(i.tokens for i in before)
+    assert not any(i.in_context for i in before)
+    assert {i.compaction for i in before} == {f"summarised by the compaction after call {boundary}"}
+    # A call after it: its items are in context now and carry what compaction would do.
+    last = report.call_items(len(report.calls))
+    assert all(i.in_context and i.micro and i.compaction for i in last)
+    assert "file /repo/src/billing/tax.py" in {i.label for i in last}
+    new = report.call_items(len(report.calls), added_only=True)
+    assert new and len(new) < len(last)
+
+
+def test_the_largest_items_now_each_say_what_micro_compaction_would_do(tmp_path):
+    from workbench.engine.context.attribution_models import MICRO_UNTOUCHED
+
+    path = rich_session(tmp_path / "s.jsonl")
+    report = engine_for(tmp_path).context.attribution(path, now=NOW)
+    assert all(i.micro and i.compaction for i in report.largest)
+    others = [i for i in report.largest if not i.category.startswith("tool_result")]
+    assert others and all(i.micro == MICRO_UNTOUCHED for i in others)
 
 
 def test_images_are_counted_apart_and_their_data_never_kept(tmp_path):

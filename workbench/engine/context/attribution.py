@@ -8,10 +8,10 @@ transcript says was sent. The system prompt, tools and instruction files appear 
 transcript: their size is the difference at the session's first call (taken once, for every
 call); what differs after that is shown per call as the difference, never folded away.
 
-One pass, in bounded memory: per call a small dict of totals; items are kept for the current
-segment only (earlier segments keep their few largest); the current segment's messages are
-kept (image data dropped) so the micro-compaction and file-restoration previews can say what
-each would do to the items in context now.
+One pass: per call a small dict of totals and the slice of the session's items it sent (an
+item is a small row: category, label, tokens, line, first call, tool, file); the current
+segment's messages are kept (image data dropped) so the micro-compaction and file-restoration
+previews can say what each would do to the items in context now.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from workbench.engine.context.attribution_models import (
     CompactionMark,
     ContextItem,
     FileRead,
+    ItemFates,
 )
+from workbench.engine.context.gc_pause import collection_paused
 from workbench.engine.context.jsonl import parse_line, sniff_type
 from workbench.engine.context.thresholds import Thresholds
 from workbench.engine.context.tokens import (
@@ -111,6 +113,12 @@ def _preview(text: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _other(block: Any, tokens: int, line: int, call: int) -> tuple[Any, ...]:
+    kind = block.get("type") if isinstance(block, _MAP) else None
+    label = f"{kind} block" if isinstance(kind, str) else "a block of another kind"
+    return ("other", label, tokens, line, call)
+
+
 def _slim(raw: dict[str, Any]) -> dict[str, Any]:
     """A copy of a message with image and document data emptied (they count 2,000 each)."""
     inner = raw.get("message")
@@ -144,6 +152,8 @@ class _Walk:
         self.keep_items = keep_items
         self.tally: dict[str, int] = {}
         self.items: list[tuple[Any, ...]] = []
+        """Every item of the session; the current segment's start at `segment_start`."""
+        self.segment_start = 0
         self.tools: dict[str, tuple[str, str, str | None]] = {}
         self.calls: list[CallPoint] = []
         self.compactions: list[CompactionMark] = []
@@ -161,11 +171,12 @@ class _Walk:
         self.media = False
         """The message being read holds an image or a document (its data is not kept)."""
 
-    def add(self, category: str, tokens: int, item: tuple[Any, ...] | None) -> None:
+    def add(self, category: str, tokens: int, item: tuple[Any, ...]) -> None:
         if not tokens:
             return
         self.tally[category] = self.tally.get(category, 0) + tokens
-        if item is not None and self.keep_items:
+        if self.keep_items:
+            # Every counted block is an item, so a call's items add up to its categories.
             self.items.append(item)
 
     # --- messages ---------------------------------------------------------------------------
@@ -185,7 +196,7 @@ class _Walk:
         for block in content:
             if not isinstance(block, dict):
                 tokens = rough_tokens_for_block(block)
-                self.add("other", tokens, None)
+                self.add("other", tokens, _other(block, tokens, line, call))
                 continue
             kind = block.get("type")
             if kind == "tool_result":
@@ -203,7 +214,8 @@ class _Walk:
                     "image", IMAGE_MAX_TOKEN_SIZE, ("image", kind, IMAGE_MAX_TOKEN_SIZE, line, call)
                 )
             else:
-                self.add("other", rough_tokens_for_block(block), None)
+                tokens = rough_tokens_for_block(block)
+                self.add("other", tokens, _other(block, tokens, line, call))
 
     def _tool_result(self, block: dict[str, Any], line: int, call: int) -> None:
         tool_id = block.get("tool_use_id")
@@ -245,7 +257,8 @@ class _Walk:
             return
         for block in content:
             if not isinstance(block, dict):
-                self.add("other", rough_tokens_for_block(block), None)
+                tokens = rough_tokens_for_block(block)
+                self.add("other", tokens, _other(block, tokens, line, call))
                 continue
             kind = block.get("type")
             tokens = rough_tokens_for_block(block)
@@ -271,7 +284,7 @@ class _Walk:
                 self.media = True
                 self.add("image", tokens, ("image", kind, tokens, line, call))
             else:
-                self.add("other", tokens, None)
+                self.add("other", tokens, _other(block, tokens, line, call))
 
     def attachment(self, raw: dict[str, Any], line: int, call: int) -> None:
         attachment = raw.get("attachment")
@@ -345,7 +358,9 @@ def attribute_file(
         raise NotFoundError(f"no transcript at {target}") from None
     except IsADirectoryError:
         raise UserInputError(f"{target} is a folder, not a transcript file") from None
-    with handle:
+    # The cyclic collector waits, as in the replay: the pass allocates millions of objects
+    # none of which is in a cycle, and now keeps every item of the session alive.
+    with handle, collection_paused():
         rows = _rows(handle)
         first = next(rows, None)
         sidechain = first is not None and first[1].get("isSidechain") is True
@@ -413,7 +428,8 @@ def attribute_rows(
                 if isinstance(inner.get("model"), str):
                     model = inner["model"]
                 _call(walk, raw, line, usage, model)
-                call = len(walk.calls)
+                # The reply is first sent by the next call, like the rest of what follows.
+                call = len(walk.calls) + 1
             elif isinstance(usage, _MAP) and response_id == walk.current_id and walk.calls:
                 last = walk.calls[-1]
                 output = usage.get("output_tokens")
@@ -442,6 +458,12 @@ def _call(
         categories[OVERHEAD] = walk.overhead
     output = usage.get("output_tokens")
     stamp = raw.get("timestamp")
+    before = walk.calls[-1] if walk.calls else None
+    added_from = (
+        before.held_to
+        if before is not None and before.segment == walk.segment
+        else walk.segment_start
+    )
     walk.calls.append(
         CallPoint(
             number=len(walk.calls) + 1,
@@ -452,6 +474,9 @@ def _call(
             categories=categories,
             recorded=recorded,
             output=output if isinstance(output, int) and not isinstance(output, bool) else 0,
+            held_from=walk.segment_start,
+            added_from=added_from,
+            held_to=len(walk.items),
         )
     )
 
@@ -484,11 +509,12 @@ def _boundary(
             timestamp=stamp if isinstance(stamp, str) else None,
         )
     )
-    if walk.keep_items and walk.items:
-        top = heapq.nlargest(EARLIER_LARGEST, walk.items, key=lambda item: item[2])
+    if walk.keep_items and len(walk.items) > walk.segment_start:
+        segment = itertools.islice(walk.items, walk.segment_start, None)
+        top = heapq.nlargest(EARLIER_LARGEST, segment, key=lambda item: item[2])
         walk.earlier.append((walk.segment, top))
     walk.tally = {}
-    walk.items = []
+    walk.segment_start = len(walk.items)
     walk.tools = {}
     walk.restored = 0
     walk.segment += 1
@@ -515,14 +541,6 @@ def _is_compact_command(raw: Mapping[str, Any]) -> bool:
     return False
 
 
-def _item(
-    fields: tuple[Any, ...], micro: str | None = None, compaction: str | None = None
-) -> ContextItem:
-    padded = (*fields, None, None, None)[:8]
-    category, label, tokens, line, call, tool, path, tool_id = padded
-    return ContextItem(category, label, tokens, line, call, tool, path, tool_id, micro, compaction)
-
-
 def _report(
     walk: _Walk,
     transcript: str,
@@ -539,28 +557,25 @@ def _report(
     if overhead:
         current[OVERHEAD] = overhead
     notes: list[str] = []
-    micro_fate, compaction_fate, restored_paths = _fates(walk, now, previews, claude, notes)
-    top = heapq.nlargest(LARGEST, walk.items, key=lambda item: item[2])
+    fates = _fates(walk, now, previews, claude, notes)
+    items_now = walk.items[walk.segment_start :]
+    top = heapq.nlargest(LARGEST, items_now, key=lambda item: item[2])
     largest = tuple(
-        _item(
-            fields,
-            micro_fate(fields),
-            compaction_fate(fields),
-        )
-        for fields in top
+        ContextItem.from_row(row, fates.micro(row), fates.compaction(row))
+        if fates is not None
+        else ContextItem.from_row(row)
+        for row in top
     )
     reads: dict[str, list[int]] = {}
-    for fields in walk.items:
-        if (
-            len(fields) > 6
-            and fields[5] == "Read"
-            and fields[0].startswith("tool_result")
-            and fields[6]
-        ):
-            entry = reads.setdefault(fields[6], [0, 0, 0])
-            entry[0] += fields[2]
+    for row in items_now:
+        if len(row) > 6 and row[5] == "Read" and row[0].startswith("tool_result") and row[6]:
+            entry = reads.setdefault(row[6], [0, 0, 0])
+            entry[0] += row[2]
             entry[1] += 1
-            entry[2] = max(entry[2], fields[4])
+            entry[2] = max(entry[2], row[4])
+    restored_paths = (
+        {path for path, found in fates.restored.items() if found[0]} if fates else set()
+    )
     files = tuple(
         sorted(
             (FileRead(p, t, n, c, p in restored_paths) for p, (t, n, c) in reads.items()),
@@ -571,11 +586,13 @@ def _report(
         (
             segment,
             tuple(
-                _item(fields, None, "summarised by the compaction that ended it")
-                for fields in items
+                ContextItem.from_row(
+                    row, None, "summarised by the compaction that ended it", in_context=False
+                )
+                for row in rows
             ),
         )
-        for segment, items in walk.earlier
+        for segment, rows in walk.earlier
     )
     if not walk.calls:
         notes.append("no API call with usage in this transcript: nothing to reconcile")
@@ -595,13 +612,15 @@ def _report(
         overhead_source="first call" if walk.calls else "none",
         current=current,
         largest=largest,
-        items_now=len(walk.items),
+        items_now=len(items_now),
         files_read=files,
         earlier_largest=earlier,
         notes=tuple(notes),
         claude=claude,
         messages=walk.messages,
         first_prompt=walk.first_prompt,
+        item_rows=tuple(walk.items),
+        fates=fates,
     )
 
 
@@ -611,13 +630,11 @@ def _fates(
     previews: Mapping[str, Any] | None,
     claude: ResolvedVersion | None,
     notes: list[str],
-) -> tuple[
-    Callable[[tuple[Any, ...]], str | None], Callable[[tuple[Any, ...]], str | None], set[str]
-]:
+) -> ItemFates | None:
     """What micro-compaction and a compaction would do to each item now, from the engine's
-    own previews over the current segment."""
+    own previews over the current segment (None: previews skipped)."""
     if previews is None or not walk.segment_rows:
-        return (lambda _f: None), (lambda _f: None), set()
+        return None
     from workbench.engine.context.compaction.microcompact import (
         COMPACTABLE_TOOLS,
         plan_time_based_microcompact,
@@ -626,8 +643,6 @@ def _fates(
 
     rows = walk.segment_rows
     micro = plan_time_based_microcompact(rows, now=now or datetime.now().astimezone())
-    cleared = {c.tool_use_id: c.tokens for c in micro.cleared}
-    kept = set(micro.kept_tool_use_ids)
     plan = plan_file_restoration(
         read_file_state(rows),
         excluded_paths=previews.get("excluded_paths", ()),
@@ -635,41 +650,16 @@ def _fates(
         project_root=previews.get("project_root"),
         read_disk=bool(previews.get("read_disk", True)),
     )
-    restored = {f.path: f for f in plan.files}
-    restored_paths = {f.path for f in plan.files if f.included}
-    skipped = dict(plan.skipped)
-    partial = claude is not None and claude.profile.partial.keeps_recent_messages
     if not micro.enabled:
         notes.append(
             "time-based micro-compaction is off unless Claude Code's server turns it on: "
             "what it would clear is shown as if it ran"
         )
-
-    def micro_fate(fields: tuple[Any, ...]) -> str | None:
-        if not fields[0].startswith("tool_result") or len(fields) < 8:
-            return None
-        tool, tool_id = fields[5], fields[7]
-        if tool not in COMPACTABLE_TOOLS:
-            return f"kept: {tool} results are never cleared"
-        if tool_id in cleared:
-            return f"cleared to a placeholder (saves {cleared[tool_id]:,} tokens)"
-        if tool_id in kept:
-            return f"kept: one of the {len(kept)} latest results it keeps"
-        return None
-
-    def compaction_fate(fields: tuple[Any, ...]) -> str:
-        category = fields[0]
-        path = fields[6] if len(fields) > 6 else None
-        tail = ", unless it is among the latest messages kept verbatim" if partial else ""
-        if category == "image":
-            return "stripped before the summary is written" + tail
-        if category.startswith("tool_result:Read") and path:
-            found = restored.get(path)
-            if found is not None and found.included:
-                how = "in full" if found.kind == "file" else "as a reference"
-                return f"summarised, then re-attached {how} ({found.tokens:,} tokens)"
-            reason = found.reason if found is not None else skipped.get(path, "")
-            return "summarised; not re-attached" + (f" ({reason})" if reason else "") + tail
-        return "summarised" + tail
-
-    return micro_fate, compaction_fate, restored_paths
+    return ItemFates(
+        compactable=frozenset(COMPACTABLE_TOOLS),
+        cleared={c.tool_use_id: c.tokens for c in micro.cleared},
+        kept=frozenset(micro.kept_tool_use_ids),
+        restored={f.path: (f.included, f.kind, f.tokens, f.reason) for f in plan.files},
+        skipped=dict(plan.skipped),
+        partial=claude is not None and claude.profile.partial.keeps_recent_messages,
+    )

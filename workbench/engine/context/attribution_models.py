@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,19 @@ class CallPoint:
     recorded: int | None
     """The prompt the API measured (input + cache creation + cache read); None if unknown."""
     output: int = 0
+    held_from: int = 0
+    added_from: int = 0
+    held_to: int = 0
+    """The items this call sent are the report's item rows `[held_from:held_to]`; the ones
+    it sent first (the call before it did not) start at `added_from`."""
+
+    @property
+    def items_held(self) -> int:
+        return self.held_to - self.held_from
+
+    @property
+    def items_added(self) -> int:
+        return self.held_to - self.added_from
 
     @property
     def estimate(self) -> int:
@@ -81,6 +95,8 @@ class CallPoint:
             "difference": self.difference,
             "output": self.output,
             "categories": dict(self.categories),
+            "items_held": self.items_held,
+            "items_added": self.items_added,
         }
 
 
@@ -100,7 +116,9 @@ class ContextItem:
     micro: str | None = None
     """What time-based micro-compaction would do to it (None: not something it touches)."""
     compaction: str | None = None
-    """What a compaction would do to it."""
+    """What a compaction would do to it (or, for an item of an earlier segment, did)."""
+    in_context: bool = True
+    """Still in the context now (False: a compaction has summarised it)."""
 
     def describe(self, calls: int | None = None) -> str:
         """`Read src/billing/tax.py at call 41: 18,200 tokens`. Given the session's number of
@@ -109,6 +127,18 @@ class ContextItem:
         if calls is not None and self.call > calls:
             return f"{self.label} after call {calls:,}, sent with the next: {self.tokens:,} tokens"
         return f"{self.label} at call {self.call:,}: {self.tokens:,} tokens"
+
+    def fates_text(self) -> str:
+        """`micro-compaction: … · compaction: …` for an item in context; for one a compaction
+        has summarised, what it did."""
+        if not self.in_context:
+            return self.compaction or "summarised by a compaction"
+        fates = []
+        if self.micro:
+            fates.append(f"micro-compaction: {self.micro}")
+        if self.compaction:
+            fates.append(f"compaction: {self.compaction}")
+        return " · ".join(fates)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -122,7 +152,78 @@ class ContextItem:
             "tool_use_id": self.tool_use_id,
             "micro_compaction": self.micro,
             "compaction": self.compaction,
+            "in_context": self.in_context,
         }
+
+    @classmethod
+    def from_row(
+        cls,
+        row: tuple[Any, ...],
+        micro: str | None = None,
+        compaction: str | None = None,
+        *,
+        in_context: bool = True,
+    ) -> ContextItem:
+        """An item from the pass's compact row `(category, label, tokens, line, call[, tool,
+        path, tool_use_id])`."""
+        category, label, tokens, line, call, tool, path, tool_id = (*row, None, None, None)[:8]
+        return cls(
+            category, label, tokens, line, call, tool, path, tool_id, micro, compaction, in_context
+        )
+
+
+MICRO_UNTOUCHED = "untouched: it clears only old tool results"
+
+
+@dataclass(frozen=True)
+class ItemFates:
+    """What time-based micro-compaction and a compaction would do to the items in context
+    now, taken from the engine's own previews over the current segment."""
+
+    compactable: frozenset[str]
+    """The tools whose results micro-compaction clears."""
+    cleared: Mapping[str, int]
+    """tool_use_id → tokens saved, for the results it would clear."""
+    kept: frozenset[str]
+    """The latest compactable results it keeps."""
+    restored: Mapping[str, tuple[bool, str, int, str | None]]
+    """path → (re-attached, `file` or a reference kind, tokens, why not) after a compaction."""
+    skipped: Mapping[str, str]
+    partial: bool
+    """The release keeps the latest messages verbatim through a compaction."""
+
+    def micro(self, row: tuple[Any, ...]) -> str:
+        category = row[0]
+        tool = row[5] if len(row) > 5 else None
+        tool_id = row[7] if len(row) > 7 else None
+        if tool_id is None or not (category.startswith("tool_result") or category == "image"):
+            return MICRO_UNTOUCHED
+        if tool not in self.compactable:
+            return f"kept: {tool} results are never cleared"
+        if tool_id in self.cleared:
+            if category == "image":
+                return "cleared with its tool result"
+            return f"cleared to a placeholder (saves {self.cleared[tool_id]:,} tokens)"
+        if tool_id in self.kept:
+            if len(self.kept) == 1:
+                return "kept: the latest result, which it keeps"
+            return f"kept: one of the {len(self.kept)} latest results it keeps"
+        return "untouched: already cleared or not among the results it clears"
+
+    def compaction(self, row: tuple[Any, ...]) -> str:
+        category = row[0]
+        path = row[6] if len(row) > 6 else None
+        tail = ", unless it is among the latest messages kept verbatim" if self.partial else ""
+        if category == "image":
+            return "stripped before the summary is written" + tail
+        if category.startswith("tool_result:Read") and path:
+            found = self.restored.get(path)
+            if found is not None and found[0]:
+                how = "in full" if found[1] == "file" else "as a reference"
+                return f"summarised, then re-attached {how} ({found[2]:,} tokens)"
+            reason = (found[3] if found is not None else None) or self.skipped.get(path, "")
+            return "summarised; not re-attached" + (f" ({reason})" if reason else "") + tail
+        return "summarised" + tail
 
 
 @dataclass(frozen=True)
@@ -199,6 +300,45 @@ class AttributionReport:
     messages: int = 0
     first_prompt: str | None = None
     """The first thing the user typed (a title when the session has no other)."""
+    item_rows: tuple[tuple[Any, ...], ...] = ()
+    """Every item of the session in transcript order, as compact rows (`ContextItem.from_row`);
+    each call names its slice (`CallPoint.held_from`, `held_to`)."""
+    fates: ItemFates | None = None
+    """What the compactions would do to the items now (None: previews skipped)."""
+
+    def added_since_previous(self, number: int) -> dict[str, int]:
+        """What call `number` sent beyond the call before it, by category (a call after a
+        compaction is compared with nothing: it all came after the boundary)."""
+        if not 0 < number <= len(self.calls):
+            return {}
+        point = self.calls[number - 1]
+        before = self.calls[number - 2] if number > 1 else None
+        earlier = (
+            before.categories if before is not None and before.segment == point.segment else {}
+        )
+        return {
+            category: tokens - earlier.get(category, 0)
+            for category, tokens in point.categories.items()
+            if tokens > earlier.get(category, 0)
+        }
+
+    def call_items(self, number: int, *, added_only: bool = False) -> tuple[ContextItem, ...]:
+        """The items call `number` (1-based) sent, largest first (`added_only`: the ones no
+        earlier call sent), each saying whether it is still in context and what a compaction
+        would do or did to it."""
+        if not 0 < number <= len(self.calls):
+            raise IndexError(f"call {number} of {len(self.calls)}")
+        point = self.calls[number - 1]
+        start = point.added_from if added_only else point.held_from
+        rows = sorted(self.item_rows[start : point.held_to], key=lambda row: (-row[2], row[3]))
+        if point.segment < len(self.compactions):
+            after = self.compactions[point.segment].after_call
+            fate = f"summarised by the compaction after call {after:,}"
+            return tuple(ContextItem.from_row(r, None, fate, in_context=False) for r in rows)
+        if self.fates is None:
+            return tuple(ContextItem.from_row(r) for r in rows)
+        fates = self.fates
+        return tuple(ContextItem.from_row(r, fates.micro(r), fates.compaction(r)) for r in rows)
 
     @property
     def current_total(self) -> int:
@@ -231,7 +371,13 @@ class AttributionReport:
             "notes": list(self.notes),
         }
         if include_calls:
-            data["calls"] = [c.to_json() for c in self.calls]
+            data["calls"] = [
+                {
+                    **c.to_json(),
+                    "added": [i.to_json() for i in self.call_items(c.number, added_only=True)],
+                }
+                for c in self.calls
+            ]
         return data
 
 

@@ -24,6 +24,7 @@ from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.context_view import (
     breakdown_content,
+    call_items_content,
     category_plot,
     headline_content,
     history_plot,
@@ -98,7 +99,7 @@ class ContextPane(Pane):
     ContextPane {
         .ctx-body { height: 1fr; scrollbar-size-vertical: 1; }
         .ctx-session { width: 1fr; margin-top: 1; }
-        .ctx-headline, .ctx-plot, .ctx-legend, .ctx-breakdown, .ctx-largest,
+        .ctx-headline, .ctx-plot, .ctx-legend, .ctx-breakdown, .ctx-call-items, .ctx-largest,
         .ctx-history-title { margin-top: 1; }
         .ctx-notes { color: $text-warning; margin-top: 1; }
     }
@@ -152,6 +153,9 @@ class ContextPane(Pane):
             yield Static(classes="ctx-plot")
             yield Static(classes="ctx-legend")
             yield Static(classes="ctx-breakdown")
+            call_items = Static(classes="ctx-call-items")
+            call_items.display = False  # only while a call is on show
+            yield call_items
             yield Static(classes="ctx-largest")
             yield Static(classes="ctx-history-title")
             yield Static(classes="ctx-history")
@@ -282,6 +286,13 @@ class ContextPane(Pane):
         if self.report is not None:
             breakdown = breakdown_content(self.report, call=call)
             self.query_one(".ctx-breakdown", Static).update(breakdown)
+            self._draw_call_items()
+
+    def _draw_call_items(self) -> None:
+        items = self.query_one(".ctx-call-items", Static)
+        content = call_items_content(self.report, self.call) if self.report is not None else ""
+        items.update(content)
+        items.display = bool(content)
 
     def watch_history(self, history: SessionHistory | None) -> None:
         self._draw_history()
@@ -303,6 +314,7 @@ class ContextPane(Pane):
         self.query_one(".ctx-plot", Static).update(category_plot(report, width=self._width()))
         self.query_one(".ctx-legend", Static).update(legend_content())
         self.query_one(".ctx-breakdown", Static).update(breakdown_content(report, call=self.call))
+        self._draw_call_items()
         largest = self.query_one(".ctx-largest", Static)
         largest.update(largest_content(report))
         largest.display = bool(report.largest)

@@ -177,18 +177,8 @@ def breakdown_content(
 
 
 def added_by_call(report: AttributionReport, call: int | None) -> dict[str, int]:
-    """What call number `call` sent beyond the call before it, by category (a call after a
-    compaction is compared with nothing: it all came after the boundary)."""
-    if call is None or not 0 < call <= len(report.calls):
-        return {}
-    point = report.calls[call - 1]
-    before = report.calls[call - 2] if call > 1 else None
-    earlier = before.categories if before is not None and before.segment == point.segment else {}
-    return {
-        category: tokens - earlier.get(category, 0)
-        for category, tokens in point.categories.items()
-        if tokens > earlier.get(category, 0)
-    }
+    """What call number `call` sent beyond the call before it, by category."""
+    return {} if call is None else report.added_since_previous(call)
 
 
 def call_heading(point: CallPoint, calls: int) -> Content:
@@ -205,6 +195,34 @@ def call_heading(point: CallPoint, calls: int) -> Content:
     return Content.assemble(*parts)
 
 
+def call_items_content(report: AttributionReport, call: int | None, limit: int = 8) -> Content:
+    """The items call number `call` sent, largest first, each with whether it is new with the
+    call and what became of it or a compaction would do to it; capped with `and N more`."""
+    if call is None or not 0 < call <= len(report.calls):
+        return Content("")
+    items = report.call_items(call)
+    new = sum(1 for item in items if item.call == call)
+    rows: list[Content] = [
+        Content.assemble(
+            (f"Items call {call:,} sent", "bold"),
+            (f"  largest first · {len(items):,} items, {new:,} new with it", "$foreground-muted"),
+        )
+    ]
+    for item in items[:limit]:
+        rows.append(
+            Content.assemble(
+                " " + item.describe(len(report.calls)),
+                ("  new" if item.call == call else "", "$text-success"),
+            )
+        )
+        rows.append(
+            Content.styled("    " + (item.fates_text() or "still in context"), "$foreground-muted")
+        )
+    if len(items) > limit:
+        rows.append(Content.styled(f" … and {len(items) - limit:,} more", "$foreground-muted"))
+    return Content("\n").join(rows)
+
+
 def largest_content(report: AttributionReport, limit: int = 8) -> Content:
     """The biggest items still in context, each with what compaction would do to it."""
     if not report.largest:
@@ -216,13 +234,8 @@ def largest_content(report: AttributionReport, limit: int = 8) -> Content:
     ]
     for item in report.largest[:limit]:
         rows.append(Content.assemble((" " + item.describe(len(report.calls)), "")))
-        fates = []
-        if item.micro:
-            fates.append(f"micro-compaction: {item.micro}")
-        if item.compaction:
-            fates.append(f"compaction: {item.compaction}")
-        if fates:
-            rows.append(Content.styled("    " + " · ".join(fates), "$foreground-muted"))
+        if item.fates_text():
+            rows.append(Content.styled("    " + item.fates_text(), "$foreground-muted"))
     return Content("\n").join(rows)
 
 
