@@ -292,14 +292,13 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
 def run_statusline(args: argparse.Namespace) -> int:
     # Claude Code blanks the status line on a non-zero exit or an empty line, so every
     # problem still prints a short fallback and exits 0; the reason goes to stderr.
-    from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
+    from workbench.engine import Engine
 
     model = None
     try:
         # Bounded and depth-checked: stdin may be /dev/zero or a 100,000-deep array.
         stdin = getattr(sys.stdin, "buffer", sys.stdin)
-        raw = read_stream(stdin, STATUSLINE_LIMIT, "the status-line input")
-        payload = load_json(raw, "the status-line input") if raw.strip() else None
+        payload = Engine.read_json_input(stdin, "the status-line input")
         if not isinstance(payload, dict):
             raise UserInputError("the status-line input must be a JSON object")
         model = _payload_model(payload)
