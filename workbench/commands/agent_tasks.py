@@ -109,9 +109,7 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _has_key(engine: Engine) -> bool:
-    from workbench.engine.llm import LLMConfig
-
-    return LLMConfig.from_env(engine.env).has_key
+    return engine.agents.has_api_key()
 
 
 def _refuse_apply_without_key(engine: Engine, apply: bool) -> None:
@@ -306,16 +304,13 @@ def run_session_memory_update(args: argparse.Namespace) -> int:
     [--dry-run]`, called by the context commands."""
     import asyncio
 
-    from workbench.engine.agents.session_update import resolve_target
-
     engine = open_engine(args)
-    target = resolve_target(
-        engine,
+    updater = engine.agents.session_memory
+    target = updater.target(
         session=getattr(args, "session", None),
         file=getattr(args, "file", None),
         transcript=getattr(args, "transcript", None),
     )
-    updater = engine.agents.session_memory
     if getattr(args, "dry_run", False) or not _has_key(engine):
         notice = "" if getattr(args, "dry_run", False) else NO_KEY_NOTICE
         if notice:
@@ -381,7 +376,7 @@ def _print_changes(out: Console, changes: Sequence[FileChange]) -> None:
 
 
 def _print_request(out: Console, request: dict[str, Any]) -> None:
-    from workbench.engine.agents.extraction import request_summary
+    from workbench.engine.agents.models import request_summary
 
     summary = request_summary(request) or {}
     out.print(

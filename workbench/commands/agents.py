@@ -213,10 +213,8 @@ def _print_recall(out: Console, result: RecallResult, show_injected: bool) -> No
 
 def run_prompt(args: argparse.Namespace) -> int:
     """`workbench prompt`: the memory instructions, with their size."""
-    from workbench.engine.agents.prompt import prompt_for_engine
-
     engine = open_engine(args)
-    result = prompt_for_engine(engine, mode=args.mode, skip_index=args.skip_index)
+    result = engine.agents.prompt(mode=args.mode, skip_index=args.skip_index)
     data: dict[str, Any] = with_claude(result.to_json(), engine.claude)
     if wants_json(args):
         emit(args, data)

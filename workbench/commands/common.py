@@ -296,11 +296,11 @@ def fail(exc: BaseException) -> int:
         return ExitCode.BAD_INPUT
     if isinstance(exc, OSError) and exc.filename:
         # Any other file the system refused (a link loop, a socket): name it, no traceback.
-        from workbench.engine.userfiles import describe
+        from workbench.engine import Engine
 
         name = str(exc.filename)
         shown = name if len(name) <= 200 else name[:200] + "…"
-        warn(f"{shown}: {describe(name, exc)}")
+        warn(f"{shown}: {Engine.describe_os_error(name, exc)}")
         return ExitCode.BAD_INPUT
     if os.environ.get("WORKBENCH_DEBUG"):
         raise exc

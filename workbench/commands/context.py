@@ -22,8 +22,8 @@ from workbench.commands.common import (
     warn,
     with_claude,
 )
-from workbench.engine.context.statusline import DEFAULT_FORMAT as STATUS_FORMAT
-from workbench.engine.context.statusline import FIELDS as STATUS_FIELDS
+from workbench.engine.context.views import DEFAULT_FORMAT as STATUS_FORMAT
+from workbench.engine.context.views import FIELDS as STATUS_FIELDS
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -292,14 +292,13 @@ def _render_gauge(con: Console, report: GaugeReport, measurements: Any = None) -
 def run_statusline(args: argparse.Namespace) -> int:
     # Claude Code blanks the status line on a non-zero exit or an empty line, so every
     # problem still prints a short fallback and exits 0; the reason goes to stderr.
-    from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
+    from workbench.engine import Engine
 
     model = None
     try:
         # Bounded and depth-checked: stdin may be /dev/zero or a 100,000-deep array.
         stdin = getattr(sys.stdin, "buffer", sys.stdin)
-        raw = read_stream(stdin, STATUSLINE_LIMIT, "the status-line input")
-        payload = load_json(raw, "the status-line input") if raw.strip() else None
+        payload = Engine.read_json_input(stdin, "the status-line input")
         if not isinstance(payload, dict):
             raise UserInputError("the status-line input must be a JSON object")
         model = _payload_model(payload)
@@ -309,7 +308,7 @@ def run_statusline(args: argparse.Namespace) -> int:
         )
     except Exception as exc:  # noqa: BLE001 - the line must never go blank
         from workbench.commands.common import fail
-        from workbench.engine.context.statusline import fallback_line
+        from workbench.engine.context.views import fallback_line
 
         fail(exc)
         sys.stdout.write(fallback_line(model) + "\n")
@@ -332,11 +331,11 @@ def _payload_model(payload: dict[str, Any]) -> str | None:
 def _with_payload_project(args: argparse.Namespace, payload: dict[str, Any]) -> argparse.Namespace:
     """Without --project, the project is the one Claude Code names in the payload."""
     from workbench.commands.common import option
-    from workbench.engine.context.statusline import read_payload
+    from workbench.engine.context.views import payload_project
 
     if option(args, "project"):
         return args
-    project = read_payload(payload).project_dir
+    project = payload_project(payload)
     if project and os.path.isdir(project):
         return argparse.Namespace(**{**vars(args), "project": project})
     return args

@@ -173,14 +173,15 @@ def run_hook(args: argparse.Namespace) -> int:
     from workbench.live.hooks import HookOptions, answer, parse_hook_input
 
     try:
-        from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
+        from workbench.engine import Engine
 
         # Bounded and depth-checked, like the status line's payload.
         stdin = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin
-        raw = read_stream(getattr(stdin, "buffer", stdin), STATUSLINE_LIMIT, "the hook input")
-        if not raw.strip():
-            raise UserInputError("no hook input on stdin (Claude Code sends a JSON object)")
-        payload = load_json(raw, "the hook input")
+        payload = Engine.read_json_input(
+            getattr(stdin, "buffer", stdin),
+            "the hook input",
+            missing="no hook input on stdin (Claude Code sends a JSON object)",
+        )
         hook = parse_hook_input(args.event, payload)
         options = HookOptions(
             context=args.context,

@@ -16,10 +16,12 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from workbench.commands.common import wants_json
-from workbench.engine.progress import Progress, ProgressCallback
+
+if TYPE_CHECKING:
+    from workbench.engine.progress import Progress, ProgressCallback
 
 SHOW_AFTER = 0.3
 """Seconds of work before the line first appears (`$WORKBENCH_PROGRESS_AFTER` overrides it;

@@ -263,10 +263,10 @@ def run_lint(args: argparse.Namespace) -> int:
 def run_save(args: argparse.Namespace) -> int:
     if sys.stdin.isatty():
         warn("reading the memory body from stdin (end with Ctrl-D)")
-    from workbench.engine.userfiles import MEMORY_FILE_LIMIT, read_stream
+    from workbench.engine import Engine
 
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
-    raw = read_stream(stdin, MEMORY_FILE_LIMIT, "the memory body on stdin")
+    raw = Engine.read_memory_input(stdin, "the memory body on stdin")
     try:
         body = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from workbench.engine.team.secrets.report import SecretScanReport
     from workbench.engine.team.secrets.scanner import SecretFinding
     from workbench.engine.team.secrets.suppression import Baseline
+    from workbench.engine.team.service import TeamService
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -219,8 +220,6 @@ def _read_stdin() -> str:
 
 
 def run_scan_secrets(args: argparse.Namespace) -> int:
-    from workbench.engine.team.secrets.suppression import Baseline, Exclusions
-
     if args.mark and not args.audit:
         raise UserInputError("--mark labels baseline entries; use it with --audit FILE")
     own = args.update_baseline or args.audit
@@ -228,7 +227,9 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
         flag = "--update-baseline" if args.update_baseline else "--audit"
         raise UserInputError(f"{flag} {own} is the baseline this run uses; drop --baseline")
     fmt = "json" if wants_json(args) else (args.format or "table")
-    exclusions = Exclusions.build(
+    engine = open_engine(args)
+    team = engine.team
+    exclusions = team.exclusions(
         paths=args.exclude_path,
         lines=args.exclude_line,
         fingerprints=args.exclude_fingerprint,
@@ -236,14 +237,13 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
     )
     paths = [p for p in args.paths if p != "-"]
     texts = [(args.stdin_name, _read_stdin())] if "-" in args.paths else []
-    engine = open_engine(args)
     baseline_file = args.baseline or args.audit
     if args.update_baseline:
-        baseline = Baseline.load_or_empty(args.update_baseline)
+        baseline = team.load_baseline(args.update_baseline, missing_ok=True)
     else:
-        baseline = Baseline.load(baseline_file) if baseline_file else None
+        baseline = team.load_baseline(baseline_file) if baseline_file else None
     with progress_line(args) as on_progress:
-        report = engine.team.scan_paths(
+        report = team.scan_paths(
             paths,
             baseline=baseline,
             backend=args.engine,
@@ -258,9 +258,9 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
         warn(f"skipped {item.path}: {item.reason}")
     if args.audit:
         assert baseline is not None
-        return _run_audit(args, report, baseline)
+        return _run_audit(team, args, report, baseline)
     if args.write_baseline:
-        written = Baseline.from_findings(report.all_findings)
+        written = team.baseline_of(report.all_findings)
         written.write(args.write_baseline)
         count, findings = len(written.fingerprints), len(report.all_findings)
         warn(
@@ -268,10 +268,10 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
             f"({findings} finding{'s' if findings != 1 else ''})"
         )
         report = report.with_baseline(written)
-        _emit_report(args, fmt, report)
+        _emit_report(team, args, fmt, report)
         return ExitCode.OK
     if args.update_baseline:
-        previous = baseline or Baseline()
+        previous = baseline or team.baseline_of(())
         updated, change = previous.updated(report.all_findings)
         updated.write(args.update_baseline)
         warn(
@@ -279,37 +279,29 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
             f"{change.kept} kept ({len(updated.fingerprints)} fingerprints; labels kept)"
         )
         report = report.with_baseline(updated)
-    _emit_report(args, fmt, report)
+    _emit_report(team, args, fmt, report)
     return args.exit_code if report.needs_action else ExitCode.OK
 
 
-def _emit_report(args: argparse.Namespace, fmt: str, report: SecretScanReport) -> None:
+def _emit_report(
+    team: TeamService, args: argparse.Namespace, fmt: str, report: SecretScanReport
+) -> None:
     if fmt == "table":
         if args.output:
             from rich.console import Console
 
             buffer = io.StringIO()
             print_report(Console(file=buffer, width=100, no_color=True), report, args)
-            _write_output(args.output, buffer.getvalue())
+            team.write_report(args.output, buffer.getvalue())
         else:
             print_report(console(), report, args)
         return
-    from workbench.engine.team.secrets.formats import render
-
-    text = render(report, fmt, list_suppressed=args.list_suppressed)
+    text = team.render_report(report, fmt, list_suppressed=args.list_suppressed)
     if args.output:
-        _write_output(args.output, text)
+        team.write_report(args.output, text)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-
-
-def _write_output(path: str, text: str) -> None:
-    from pathlib import Path
-
-    from workbench.engine.atomic import atomic_write_bytes
-
-    atomic_write_bytes(Path(path), text.encode("utf-8"))
 
 
 # --- the table ------------------------------------------------------------------------------
@@ -400,15 +392,15 @@ def print_report(
 # --- audit ----------------------------------------------------------------------------------
 
 
-def _run_audit(args: argparse.Namespace, report: SecretScanReport, baseline: Baseline) -> int:
-    from workbench.engine.team.secrets.audit import apply_marks, audit_items, counts_line
-
+def _run_audit(
+    team: TeamService, args: argparse.Namespace, report: SecretScanReport, baseline: Baseline
+) -> int:
     if args.mark:
-        baseline = apply_marks(baseline, args.mark)
+        baseline = team.mark_baseline(baseline, args.mark)
         baseline.write(args.audit)
     elif _interactive():
-        baseline = _ask_labels(args.audit, baseline, audit_items(baseline, report))
-    items = audit_items(baseline, report)
+        baseline = _ask_labels(args.audit, baseline, team.audit_items(baseline, report))
+    items = team.audit_items(baseline, report)
     if wants_json(args):
         emit(
             args,
@@ -433,7 +425,7 @@ def _run_audit(args: argparse.Namespace, report: SecretScanReport, baseline: Bas
                     f"{item.where}{gone}"
                 )
             )
-    warn(f"{args.audit}: {counts_line(baseline)}")
+    warn(f"{args.audit}: {team.audit_counts(baseline)}")
     return ExitCode.OK
 
 

@@ -290,7 +290,8 @@ def run_watch(args: argparse.Namespace) -> int:
 
     if args.debounce < 0:
         raise UserInputError("--debounce must be zero or more seconds")
-    client = _client(args)
+    team = open_engine(args).team
+    client = team.sync_client(server=args.server, repo=args.repo)
     as_json = wants_json(args)
 
     def report(operation: str, result: Any) -> None:
@@ -312,13 +313,11 @@ def run_watch(args: argparse.Namespace) -> int:
             warn(error.message)
 
     async def go() -> None:
-        from workbench.engine.team.watcher import TeamWatcher
-
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        watcher = TeamWatcher(client, debounce=args.debounce, report=report)
+        watcher = team.sync_watcher(client, debounce=args.debounce, report=report)
         async with client:
             await watcher.run(stop)
 

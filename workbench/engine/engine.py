@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from workbench.engine.claude_paths import Locations, resolve_locations
 
@@ -117,6 +117,48 @@ class Engine:
         if not isinstance(project, (str, os.PathLike)):
             return self.locations.project_root
         return os.path.realpath(os.fspath(project))
+
+    # --- what a user hands a front end: a pipe, a theme file, an OS error --------------------
+    # Static: the CLI reads a hook's or the status line's payload before it opens an engine.
+
+    @staticmethod
+    def read_json_input(
+        stream: IO[bytes] | IO[str], what: str, *, missing: str | None = None
+    ) -> Any:
+        """The JSON payload on a pipe (a hook's, the status line's): refused past 1 MiB and
+        checked for depth before it is parsed. Blank input gives None, or a `UserInputError`
+        saying `missing` when one is given."""
+        from workbench.engine.errors import UserInputError
+        from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
+
+        raw = read_stream(stream, STATUSLINE_LIMIT, what)
+        if not raw.strip():
+            if missing is not None:
+                raise UserInputError(missing)
+            return None
+        return load_json(raw, what)
+
+    @staticmethod
+    def read_memory_input(stream: IO[bytes] | IO[str], what: str) -> bytes:
+        """A memory's text on a pipe, refused past the memory-file limit (8 MiB)."""
+        from workbench.engine.userfiles import MEMORY_FILE_LIMIT, read_stream
+
+        return read_stream(stream, MEMORY_FILE_LIMIT, what)
+
+    @staticmethod
+    def read_user_text(path: str | os.PathLike[str], what: str) -> str:
+        """A small text file the user names (a theme): a regular file only, at most 4 MiB,
+        invalid UTF-8 replaced. Refusals raise `errors.UnreadableFileError`."""
+        from workbench.engine.userfiles import NOTES_LIMIT, read_text
+
+        return read_text(path, NOTES_LIMIT, what)
+
+    @staticmethod
+    def describe_os_error(path: str | os.PathLike[str], exc: OSError) -> str:
+        """A one-line reason for an error opening `path` (`a symbolic link that loops…`)."""
+        from workbench.engine.userfiles import describe
+
+        return describe(path, exc)
 
     @cached_property
     def memories(self) -> MemoryStore:

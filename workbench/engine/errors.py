@@ -21,6 +21,22 @@ class NotFoundError(UserInputError):
     """A named memory, session, transcript or history entry does not exist."""
 
 
+class UnreadableFileError(UserInputError, OSError):
+    """A file that was refused or could not be read, with a one-line reason.
+
+    It is an `OSError` too, so code that drops unreadable files keeps doing so, and a
+    `UserInputError`, so a command prints it as one line and exits 2.
+    """
+
+    def __init__(self, path: str, reason: str, code: int = 0) -> None:
+        OSError.__init__(self, code, reason, path)
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
 class UnreachableError(WorkbenchError):
     """A server or API could not be reached."""
 

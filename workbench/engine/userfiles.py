@@ -19,7 +19,7 @@ import stat
 from collections.abc import Iterator
 from typing import IO, Any
 
-from workbench.engine.errors import UserInputError
+from workbench.engine.errors import UnreadableFileError, UserInputError
 from workbench.engine.jsutil import format_file_size
 
 MIB = 1024 * 1024
@@ -53,22 +53,6 @@ _OPEN_FLAGS = (
 )
 # Errors callers already handle by type (missing file, no permission): passed through as is.
 _PASSED_THROUGH = (FileNotFoundError, NotADirectoryError, PermissionError)
-
-
-class UnreadableFileError(UserInputError, OSError):
-    """A file that was refused or could not be read, with a one-line reason.
-
-    It is an `OSError` too, so code that drops unreadable files keeps doing so, and a
-    `UserInputError`, so a command prints it as one line and exits 2.
-    """
-
-    def __init__(self, path: str, reason: str, code: int = 0) -> None:
-        OSError.__init__(self, code, reason, path)
-        self.path = path
-        self.reason = reason
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
 
 
 def _kind_of(mode: int) -> str:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from workbench.engine.claude_paths import Locations
 from workbench.engine.memories.models import LintFinding, MemoryEntry
+
+if TYPE_CHECKING:
+    from workbench.engine.claude_paths import Locations
 
 DAY_MS = 86_400_000
 TYPE_BADGES: dict[str | None, str] = {

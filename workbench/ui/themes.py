@@ -16,7 +16,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from workbench.engine.userfiles import NOTES_LIMIT, UnreadableFileError, read_text
+from workbench.engine.errors import UnreadableFileError
 
 COLOR_KEYS = (
     "primary",
@@ -134,8 +134,10 @@ class ThemeSpec:
         """Read and validate one YAML theme file."""
         import yaml
 
+        from workbench.engine import Engine
+
         try:
-            data = yaml.safe_load(read_text(path, NOTES_LIMIT, "a theme file"))
+            data = yaml.safe_load(Engine.read_user_text(path, "a theme file"))
         except UnreadableFileError as exc:
             raise ThemeFileError(f"cannot read the file: {exc.reason}") from None
         except (OSError, UnicodeDecodeError) as exc:

@@ -11,7 +11,7 @@ is sent at all and the exact request is shown instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -409,23 +409,3 @@ def _ran_reason(run: ForkRun, changes: Sequence[FileChange], mode: WriteMode) ->
         return f"the agent finished after {run.loop.turns} turn(s) without changing any memory"
     verbs = {"propose": "queued for review", "apply": "written", "show": "shown"}
     return f"{len(changes)} file change(s) {verbs[mode]} after {run.loop.turns} turn(s)"
-
-
-def request_summary(request: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A short description of a request for people (the full body is in the JSON)."""
-    if not request:
-        return None
-    messages = request.get("messages") or []
-    last = messages[-1]["content"] if messages else []
-    prompt = last if isinstance(last, str) else ""
-    if isinstance(last, list) and last and isinstance(last[-1], dict):
-        prompt = str(last[-1].get("text", ""))
-    return {
-        "model": request.get("model"),
-        "max_tokens": request.get("max_tokens"),
-        "system_chars": len(str(request.get("system", ""))),
-        "messages": len(messages),
-        "tools": [t.get("name") for t in request.get("tools") or []],
-        "prompt": prompt,
-        "bytes": len(json.dumps(request, ensure_ascii=False).encode("utf-8")),
-    }

@@ -1,8 +1,10 @@
-"""View models of the agents area: what the Review pane and `workbench review list` show."""
+"""View models of the agents area: what the Review pane and `workbench review list` show, and
+the short description of a model request the agent commands print."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -98,3 +100,23 @@ class ReviewItem:
             "changed_since": self.changed_since,
             "secret_refusal": self.refusal,
         }
+
+
+def request_summary(request: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A short description of a request for people (the full body is in the JSON)."""
+    if not request:
+        return None
+    messages = request.get("messages") or []
+    last = messages[-1]["content"] if messages else []
+    prompt = last if isinstance(last, str) else ""
+    if isinstance(last, list) and last and isinstance(last[-1], dict):
+        prompt = str(last[-1].get("text", ""))
+    return {
+        "model": request.get("model"),
+        "max_tokens": request.get("max_tokens"),
+        "system_chars": len(str(request.get("system", ""))),
+        "messages": len(messages),
+        "tools": [t.get("name") for t in request.get("tools") or []],
+        "prompt": prompt,
+        "bytes": len(json.dumps(request, ensure_ascii=False).encode("utf-8")),
+    }

@@ -40,6 +40,12 @@ class AgentService:
             self.engine, mode=mode, skip_index=skip_index, daily_log_active=daily_log_active
         )
 
+    def has_api_key(self) -> bool:
+        """True when the agents can call the model (`ANTHROPIC_API_KEY` is set)."""
+        from workbench.engine.llm import LLMConfig
+
+        return LLMConfig.from_env(self.engine.env).has_key
+
     @cached_property
     def extraction(self) -> ExtractionAgent:
         """Plans and runs the extraction agent over a transcript."""

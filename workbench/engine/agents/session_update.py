@@ -252,6 +252,12 @@ class SessionMemoryUpdater:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    def target(
+        self, *, session: str | None = None, file: str | None = None, transcript: str | None = None
+    ) -> NotesTarget:
+        """The notes file and its transcript named by `--session`, `--file`, `--transcript`."""
+        return resolve_target(self.engine, session=session, file=file, transcript=transcript)
+
     def _notes_now(self, target: NotesTarget) -> tuple[str, bool]:
         try:
             return read_text(target.notes_path, NOTES_LIMIT, "a session-memory file"), True

@@ -298,8 +298,9 @@ class ContextService:
         """The status line for Claude Code's status-line payload: its own `context_window`
         figures when sent, else the transcript read from its end."""
         from workbench.engine.context import statusline as sl
+        from workbench.engine.context.views import DEFAULT_FORMAT
 
-        fmt = sl.DEFAULT_FORMAT if fmt is None else fmt
+        fmt = DEFAULT_FORMAT if fmt is None else fmt
         sl.check_format(fmt)
         info = sl.read_payload(payload)
         profile = self.claude_for(info.transcript).profile

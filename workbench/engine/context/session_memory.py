@@ -21,14 +21,14 @@ from workbench.engine.context.tokens import (
     inner_message,
     rough_token_count,
 )
+from workbench.engine.context.views import (  # the limits the panes show are public
+    MAX_SECTION_LENGTH,
+    MAX_TOTAL_SESSION_MEMORY_TOKENS,
+    MINIMUM_MESSAGE_TOKENS_TO_INIT,
+    MINIMUM_TOKENS_BETWEEN_UPDATE,
+    TOOL_CALLS_BETWEEN_UPDATES,
+)
 from workbench.engine.userfiles import NOTES_LIMIT, read_bytes, read_text
-
-MAX_SECTION_LENGTH = 2_000
-"""Tokens per section before Claude Code asks for it to be condensed."""
-MAX_TOTAL_SESSION_MEMORY_TOKENS = 12_000
-MINIMUM_MESSAGE_TOKENS_TO_INIT = 10_000
-MINIMUM_TOKENS_BETWEEN_UPDATE = 5_000
-TOOL_CALLS_BETWEEN_UPDATES = 3
 
 # The file format Claude Code writes on first use; it must match byte for byte so that
 # `is_session_memory_empty` recognises an untouched file.

@@ -19,24 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.engine.context.thresholds import Thresholds, TokenWarningState, token_warning_state
+from workbench.engine.context.views import FIELDS, payload_project  # public: CLI help
 from workbench.engine.errors import UserInputError
-
-FIELDS: dict[str, str] = {
-    "model": "the model's display name (else its id)",
-    "tokens": "tokens in the context now, short (72k)",
-    "auto_compact": "where auto-compaction fires (the effective window when it is off)",
-    "window": "the context window",
-    "percent": "the context as a share of the auto-compact point (43%)",
-    "left": "Claude Code's own 'percent left' figure (57%)",
-    "to_go": "tokens still to go before auto-compaction (95k)",
-    "state": "in words: '57% left', '12% until auto-compact', 'auto-compact due', 'blocking', "
-    "'new session'",
-    "badge": "a MEMORY.md badge when the index does not load whole (else nothing)",
-    "source": "where the count came from: payload, transcript or new",
-}
-"""Every field a `--format` may name, with what it shows."""
-
-DEFAULT_FORMAT = "{model} · ctx {tokens}/{auto_compact} ({percent}) · {state} {badge}"
 
 # SGR colours per level; the badge has its own.
 _COLOURS = {
@@ -108,18 +92,13 @@ def read_payload(payload: Mapping[str, Any]) -> PayloadFigures:
             if counts and all(c >= 0 for c in counts):
                 used = sum(counts)
     path = payload.get("transcript_path")
-    workspace = payload.get("workspace")
-    project = workspace.get("project_dir") if isinstance(workspace, Mapping) else None
-    if not isinstance(project, str) or not project:
-        cwd = payload.get("cwd")
-        project = cwd if isinstance(cwd, str) and cwd else None
     return PayloadFigures(
         model_id=model_id.strip() or None if isinstance(model_id, str) else None,
         model_name=model_name,
         window=window,
         used=used,
         transcript=path if isinstance(path, str) and path else None,
-        project_dir=project,
+        project_dir=payload_project(payload),
     )
 
 
@@ -275,11 +254,6 @@ def tidy(line: str) -> str:
     line = _SPACES.sub(" ", line)
     line = _TRAILING_SEPARATORS.sub("", line)
     return _LEADING_SEPARATORS.sub("", line)
-
-
-def fallback_line(model: str | None = None) -> str:
-    """What shows when the input cannot be read: short, never blank."""
-    return f"{model} · ctx ?" if model else "ctx ?"
 
 
 def index_badge(truncation_of: Callable[[bool], Any]) -> str | None:

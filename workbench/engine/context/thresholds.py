@@ -15,6 +15,7 @@ from workbench.engine.context.models import (
     context_window_for_model,
     max_output_tokens_for_model,
 )
+from workbench.engine.context.views import NO_THRESHOLD  # public: the Gauge pane names it
 from workbench.engine.envflags import is_truthy, positive_int
 from workbench.engine.jsutil import js_round
 from workbench.engine.profiles import BehaviourProfile, newest_profile
@@ -91,10 +92,6 @@ class EnvOverride:
     value: str
     applied: bool
     effect: str
-
-
-NO_THRESHOLD = "no-threshold-for-model"
-"""`auto_compact_disabled_by` when the release never compacts the model by threshold."""
 
 
 @dataclass(frozen=True)

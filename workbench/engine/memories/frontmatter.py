@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.engine.memories.models import MEMORY_TYPES  # public: the editor offers them
 from workbench.engine.userfiles import open_regular
 
 FRONTMATTER_MAX_LINES = 30
@@ -22,7 +23,6 @@ FRONTMATTER_MAX_BYTES = 64 * 1024
 YAML_MAX_DEPTH = 64
 YAML_MAX_NODES = 10_000
 """Values a frontmatter block may hold once its aliases are expanded (real ones hold ~5)."""
-MEMORY_TYPES = ("user", "feedback", "project", "reference")
 
 FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
 _SIMPLE_LINE = re.compile(r"^([a-zA-Z_-]+):\s+(.+)$")

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
+"""The four types a memory may have, in the order the editor offers them."""
+
 Severity = Literal["error", "warning", "info"]
 Scope = Literal["private", "team", "log"]
 
@@ -306,3 +309,16 @@ class DraftCheck:
     findings: tuple[LintFinding, ...]
     projection: str | None = None
     """`the index goes to 12/200 lines, …`, the headroom warning, or why it cannot be saved."""
+
+
+@dataclass(frozen=True)
+class EditableMemory:
+    """What the editor form shows for one document."""
+
+    name: str
+    description: str
+    type: str | None
+    body: str
+    raw: bool
+    """True when the form cannot represent the file (broken or unclosed frontmatter, binary):
+    the editor then edits the whole text."""

@@ -93,7 +93,7 @@ if TYPE_CHECKING:
 
     from workbench.engine.engine import Engine
     from workbench.engine.history import History
-    from workbench.engine.memories.models import DraftCheck, DraftForm
+    from workbench.engine.memories.models import DraftCheck, DraftForm, EditableMemory
 
 DAY_MS = 86_400_000
 _M = TypeVar("_M", bound="Callable[..., Any]")
@@ -768,6 +768,21 @@ class MemoryStore:
             name = kebab_name(name)
         head = new_frontmatter(name, description, memory_type, self.formats.writes_type_at)
         return head + "\n" + body + "\n"
+
+    @staticmethod
+    def editable(document: MemoryDocument) -> EditableMemory:
+        """The editor's form fields and body for `document`, or its whole text (`raw`) when
+        the form cannot represent it (broken or unclosed frontmatter, binary)."""
+        from workbench.engine.memories.editable import editable_from
+
+        return editable_from(document)
+
+    @staticmethod
+    def form_of(text: str) -> EditableMemory | None:
+        """The form fields and body of a whole file's text, or None without frontmatter."""
+        from workbench.engine.memories.editable import form_of
+
+        return form_of(text)
 
     def edit_text(
         self,

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from workbench.engine.engine import Engine
     from workbench.engine.history import History, UndoResult
     from workbench.engine.team.models import TeamOverview
+    from workbench.engine.team.secrets.audit import AuditItem
     from workbench.engine.team.sync.client import TeamSyncClient
     from workbench.engine.team.sync.models import Overwrite, SyncStatus
     from workbench.engine.team.watcher import TeamWatcher
@@ -136,6 +137,67 @@ class TeamService:
         if b"\0" in head:
             raise UserInputError(f"{path} is a binary file; redact prints text files only")
         return self.redact_text(read_text(file))
+
+    # --- baselines, exclusions and reports: the pieces of `scan-secrets` --------------------
+
+    @staticmethod
+    def exclusions(
+        *,
+        paths: Sequence[str] = (),
+        lines: Sequence[str] = (),
+        fingerprints: Sequence[str] = (),
+        rules: Sequence[str] = (),
+    ) -> Exclusions:
+        """What a scan leaves out, from the `--exclude-*` flag values (a bad one is a usage
+        error)."""
+        return Exclusions.build(paths=paths, lines=lines, fingerprints=fingerprints, rules=rules)
+
+    @staticmethod
+    def load_baseline(path: str | os.PathLike[str], *, missing_ok: bool = False) -> Baseline:
+        """The baseline file at `path`; with `missing_ok`, an empty one to be written there
+        when there is no file yet."""
+        return Baseline.load_or_empty(os.fspath(path)) if missing_ok else Baseline.load(path)
+
+    @staticmethod
+    def baseline_of(findings: Sequence[SecretFinding]) -> Baseline:
+        """A new baseline holding `findings` (none: an empty baseline)."""
+        return Baseline.from_findings(findings)
+
+    @staticmethod
+    def render_report(report: SecretScanReport, fmt: str, *, list_suppressed: bool = False) -> str:
+        """A scan report as `json`, `sarif`, `csv` or another of the report formats."""
+        from workbench.engine.team.secrets.formats import render
+
+        return render(report, fmt, list_suppressed=list_suppressed)
+
+    @staticmethod
+    def write_report(path: str | os.PathLike[str], text: str) -> None:
+        """Write a report to the file the user named, whole or not at all."""
+        from workbench.engine.atomic import atomic_write_bytes
+
+        atomic_write_bytes(Path(path), text.encode("utf-8"))
+
+    @staticmethod
+    def audit_items(baseline: Baseline, report: SecretScanReport) -> list[AuditItem]:
+        """Every baseline entry with its current finding (if any) and redacted context."""
+        from workbench.engine.team.secrets.audit import audit_items
+
+        return audit_items(baseline, report)
+
+    @staticmethod
+    def mark_baseline(baseline: Baseline, marks: Sequence[str]) -> Baseline:
+        """`baseline` with `FINGERPRINT=LABEL` marks applied (`*` labels every entry not
+        audited yet)."""
+        from workbench.engine.team.secrets.audit import apply_marks
+
+        return apply_marks(baseline, marks)
+
+    @staticmethod
+    def audit_counts(baseline: Baseline) -> str:
+        """`2 real, 1 false positive, 0 placeholder, 3 not audited` for a baseline."""
+        from workbench.engine.team.secrets.audit import counts_line
+
+        return counts_line(baseline)
 
     # --- sync ------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 
@@ -15,8 +16,10 @@ from workbench.engine.context.attribution_models import (
     category_label,
     condensed,
 )
-from workbench.engine.context.session_history import SessionHistory
 from workbench.ui.widgets.token_bars import short_tokens
+
+if TYPE_CHECKING:
+    from workbench.engine.context.session_history import SessionHistory
 
 GUTTER = 6
 GROUP_STYLE: dict[str, tuple[str, str]] = {

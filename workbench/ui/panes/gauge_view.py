@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from workbench.engine.context.thresholds import NO_THRESHOLD
-from workbench.engine.jsutil import format_file_size
+from workbench.engine.context.views import NO_THRESHOLD
+from workbench.engine.models import format_file_size
 from workbench.ui.panes.session_view import session_title, session_when
 from workbench.ui.widgets.threshold_ladder import fill_style
 

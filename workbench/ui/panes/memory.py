@@ -15,8 +15,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from workbench.engine.jsutil import format_file_size
 from workbench.engine.memories.models import LintFinding, MemoryDocument
+from workbench.engine.models import format_file_size
 from workbench.ui.formatting import (
     SEVERITY_MARKS,
     SEVERITY_ORDER,

@@ -9,16 +9,15 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from workbench.engine.context.session_memory import (
+from workbench.engine.context.views import (
     MINIMUM_MESSAGE_TOKENS_TO_INIT,
     MINIMUM_TOKENS_BETWEEN_UPDATE,
     TOOL_CALLS_BETWEEN_UPDATES,
-    SessionMemoryReport,
-    TriggerReport,
 )
-from workbench.engine.jsutil import format_file_size
+from workbench.engine.models import format_file_size
 
 if TYPE_CHECKING:
+    from workbench.engine.context.session_memory import SessionMemoryReport, TriggerReport
     from workbench.engine.context.transcript import SessionInfo
     from workbench.engine.context.views import SessionNotes
 

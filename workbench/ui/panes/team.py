@@ -25,7 +25,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from workbench.engine.errors import OperationCancelled, WorkbenchError
-from workbench.engine.progress import Progress
+from workbench.engine.models import Progress
 from workbench.engine.team.sync.models import PushResult
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import ChangeApplied, ChangeOutcome

@@ -22,11 +22,8 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import ConflictError, WorkbenchError
-from workbench.engine.memories.file_format import memory_type_of
-from workbench.engine.memories.frontmatter import MEMORY_TYPES
-from workbench.engine.memories.models import DraftForm, LintFinding, MemoryDocument
+from workbench.engine.memories.models import MEMORY_TYPES, DraftForm, LintFinding, MemoryDocument
 from workbench.ui.actions import bindings
-from workbench.ui.editing import editable_from
 from workbench.ui.messages import ChangeOutcome
 from workbench.ui.panes.memory import finding_line
 from workbench.ui.screens.confirm import ConfirmModal, ConflictChoice, ConflictModal
@@ -105,7 +102,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         self.document = document
         self.start_team = team
         self.cursor_blink = cursor_blink
-        self.editable = editable_from(document) if document else None
+        self.editable = engine.memories.editable(document) if document else None
         self.raw = bool(self.editable and self.editable.raw)
         self._initial: Draft | None = None
         self._save_tried = False
@@ -292,7 +289,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         draft = self.draft()
         body = self.query_one("#field-body", TextArea)
         if self.raw:
-            if self.document is not None and editable_from(self.document).raw:
+            if self.document is not None and self.engine.memories.editable(self.document).raw:
                 self.notify(
                     "The frontmatter cannot be read, so this file is edited as text.",
                     severity="warning",
@@ -300,20 +297,14 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                 return
             self.raw = False
             # Text typed in raw mode is kept: the body below its frontmatter goes back to the form.
-            from workbench.engine.memories.frontmatter import parse_frontmatter
-
-            parsed = parse_frontmatter(draft.body)
-            if parsed.present:
-                data = parsed.data
-                self.query_one("#field-name", Input).value = str(data.get("name") or "")
-                self.query_one("#field-description", Input).value = str(
-                    data.get("description") or ""
-                )
-                memory_type = memory_type_of(data)
+            form = self.engine.memories.form_of(draft.body)
+            if form is not None:
+                self.query_one("#field-name", Input).value = form.name
+                self.query_one("#field-description", Input).value = form.description
                 self.query_one("#field-type", Select).value = (
-                    memory_type if memory_type in MEMORY_TYPES else Select.NULL
+                    form.type if form.type in MEMORY_TYPES else Select.NULL
                 )
-                body.load_text(draft.body[parsed.body_offset :].lstrip("\n"))
+                body.load_text(form.body)
         else:
             text = self.draft_text(draft)
             self.raw = True
@@ -437,7 +428,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
     @on(Reloaded)
     def _reloaded(self, message: Reloaded) -> None:
         self.document = message.document
-        self.editable = editable_from(message.document)
+        self.editable = self.engine.memories.editable(message.document)
         self.raw = self.editable.raw
         editable = self.editable
         self.query_one("#field-name", Input).value = editable.name

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from workbench.engine.context.replay import ReplayReport
-from workbench.engine.context.thresholds import Thresholds
 from workbench.ui.widgets.token_bars import short_tokens
+
+if TYPE_CHECKING:
+    from workbench.engine.context.replay import ReplayReport
+    from workbench.engine.context.thresholds import Thresholds
 
 VERTICAL_EIGHTHS = " ▁▂▃▄▅▆▇█"
 GUTTER = 6

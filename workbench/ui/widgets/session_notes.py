@@ -5,17 +5,17 @@ Both draw to their own width, so the bars and the timeline use whatever room the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from workbench.engine.context.session_memory import (
-    MAX_SECTION_LENGTH,
-    MAX_TOTAL_SESSION_MEMORY_TOKENS,
-    SessionMemoryReport,
-    TriggerReport,
-)
+from workbench.engine.context.views import MAX_SECTION_LENGTH, MAX_TOTAL_SESSION_MEMORY_TOKENS
+
+if TYPE_CHECKING:
+    from workbench.engine.context.session_memory import SessionMemoryReport, TriggerReport
 from workbench.ui.widgets.token_bars import meter_bar
 
 COUNT_WIDTH = 8

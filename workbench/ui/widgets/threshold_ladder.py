@@ -9,15 +9,18 @@ leader line down to its label, so rungs a few cells apart never overprint each o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from workbench.engine.context.gauge import GaugeReport
-from workbench.engine.context.thresholds import Thresholds
 from workbench.ui.widgets.token_bars import EIGHTHS, filled_eighths, short_tokens
+
+if TYPE_CHECKING:
+    from workbench.engine.context.gauge import GaugeReport
+    from workbench.engine.context.thresholds import Thresholds
 
 BAR_ROWS = 2
 

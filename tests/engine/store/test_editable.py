@@ -1,11 +1,26 @@
-"""Turning editor fields back into file text without needless churn."""
+"""The editor's form from a memory file, and its fields back into file text without needless
+churn."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from workbench.engine.memories.editable import editable_from, form_of
+from workbench.engine.memories.file_format import edit_memory_text
 from workbench.engine.memories.models import MemoryDocument, MemoryEntry
-from workbench.ui.editing import compose_edit, editable_from
+
+
+def compose_edit(
+    document: MemoryDocument, *, name: str, description: str, memory_type: str | None, body: str
+) -> str:
+    return edit_memory_text(
+        document.text,
+        name=name,
+        description=description,
+        memory_type=memory_type,
+        body=body,
+        new_style="top-level",
+    )
 
 
 def document(text: str, *, error: str | None = None, binary: bool = False) -> MemoryDocument:
@@ -91,3 +106,10 @@ def test_unreadable_files_are_edited_as_raw_text():
     assert editable_from(document("---\nname: [\n---\n", error="bad yaml")).raw
     assert editable_from(replace(document("\x00\x01"), binary=True)).raw
     assert editable_from(document("no frontmatter at all\n")).raw
+
+
+def test_text_typed_in_raw_mode_goes_back_to_the_form():
+    form = form_of(ORIGINAL)
+    assert form is not None and not form.raw
+    assert (form.name, form.type, form.body) == ("Deploys", "project", "Deploy in the morning.\n")
+    assert form_of("no frontmatter at all\n") is None

@@ -1,0 +1,10 @@
+"""The public names every area shares: progress reports and Claude Code's file-size format.
+
+Front ends import them from here at run time (the engine's own modules keep importing them
+from where they are defined); nothing here is heavy to import.
+"""
+
+from workbench.engine.jsutil import format_file_size
+from workbench.engine.progress import Progress, ProgressCallback
+
+__all__ = ["Progress", "ProgressCallback", "format_file_size"]
