@@ -8,9 +8,8 @@ numbers the computation depends on and gives the same answer after every message
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.engine.context.meter_lines import MeterLine
 from workbench.engine.context.tokens import (
     as_dict,
     rough_tokens_for_message,
@@ -18,6 +17,9 @@ from workbench.engine.context.tokens import (
     token_usage,
 )
 from workbench.engine.context.transcript import MESSAGE_TYPES
+
+if TYPE_CHECKING:
+    from workbench.engine.context.meter_lines import MeterLine
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
