@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from workbench.engine.context.gc_pause import collection_paused
 from workbench.engine.context.meter import ContextMeter
 from workbench.engine.context.meter_lines import (
@@ -52,9 +54,9 @@ AGREEMENT_TOLERANCE = 0.02
 CLOSE_CALL = 0.01
 
 
-@dataclass(frozen=True)
-class TurnPoint:
-    """One API call of the main chain."""
+class TurnPoint(msgspec.Struct, frozen=True, gc=False):
+    """One API call of the main chain (a frozen Struct, not a dataclass: a long session has
+    thousands, and a frozen dataclass's `__init__` cost a tenth of the replay's own time)."""
 
     index: int
     line: int
@@ -292,7 +294,7 @@ def replay_lines(
     segment = 0
     segment_fire: int | None = None
     current_id: str | None = None
-    current_turn: dict[str, Any] | None = None
+    current_turn: TurnPoint | None = None
     model = default_model
     # From 2.1.153 no auto-compaction follows a session's first reply (the check runs from
     # the second on); 2.1.88 checks before every call.
@@ -301,10 +303,9 @@ def replay_lines(
     def close_turn() -> None:
         nonlocal current_turn, segment_fire
         if current_turn is not None:
-            turn = TurnPoint(**current_turn)
-            if turn.confirmed_fire and segment_fire is None:
+            if current_turn.confirmed_fire and segment_fire is None:
                 segment_fire = len(turns)
-            turns.append(turn)
+            turns.append(current_turn)
             current_turn = None
 
     ladders: dict[str | None, Thresholds] = {}
@@ -359,23 +360,26 @@ def replay_lines(
                     and checked >= ladder.autocompact
                     and (first_reply_fires or len(turns) >= 2)
                 )
-                current_turn = {
-                    "index": index,
-                    "line": row.line,
-                    "uuid": row.uuid,
-                    "timestamp": row.timestamp,
-                    "message_id": response_id,
-                    "model": model,
-                    "segment": segment,
-                    "estimated_before": before,
-                    "context_tokens": context_tokens_from_usage(usage),
-                    "output_tokens": _output(usage),
-                    "above_warning": before >= ladder.warning,
-                    "above_autocompact": fires,
-                    "threshold": ladder.autocompact if ladder.auto_compact_enabled else None,
-                }
+                current_turn = TurnPoint(
+                    index=index,
+                    line=row.line,
+                    uuid=row.uuid,
+                    timestamp=row.timestamp,
+                    message_id=response_id,
+                    model=model,
+                    segment=segment,
+                    estimated_before=before,
+                    context_tokens=context_tokens_from_usage(usage),
+                    output_tokens=_output(usage),
+                    above_warning=before >= ladder.warning,
+                    above_autocompact=fires,
+                    threshold=ladder.autocompact if ladder.auto_compact_enabled else None,
+                )
             elif current_turn is not None and response_id == current_id:
-                current_turn["output_tokens"] = max(current_turn["output_tokens"], _output(usage))
+                # Later records of one response carry its growing output count.
+                output = _output(usage)
+                if output > current_turn.output_tokens:
+                    current_turn = msgspec.structs.replace(current_turn, output_tokens=output)
         add(row)
     close_turn()
     for inputs, by_command in zip(pending, command_after, strict=True):
