@@ -200,7 +200,9 @@ def _lean(record: _Line, kind: str, number: int) -> MeterLine:
             if content:
                 cost = _rough(content) if isinstance(content, str) else _blocks_cost(content)
             if kind == "assistant":
-                response_id, model = _str(message.id), _str(message.model)
+                found_id, found_model = message.id, message.model
+                response_id = found_id if type(found_id) is str else None
+                model = found_model if type(found_model) is str else None
                 found = message.usage
                 if isinstance(found, _MAP) and not _synthetic(message):
                     usage = found
@@ -245,10 +247,11 @@ def _synthetic(message: _Message) -> bool:
     return False
 
 
-def _rough(text: str) -> int:
-    if text.isascii():
-        return (len(text) + 2) // 4
-    return rough_token_count(text)
+def _rough(value: Any) -> int:
+    # rough_token_count(_text(value)), with the common case (ASCII text) inlined.
+    if type(value) is str and value.isascii():
+        return (len(value) + 2) // 4
+    return rough_token_count(_text(value))
 
 
 def _blocks_cost(blocks: list[_Block]) -> int:
@@ -256,23 +259,19 @@ def _blocks_cost(blocks: list[_Block]) -> int:
     total = 0
     for block in blocks:
         kind = block.type
-        if kind == "text":
-            text = block.text
-            total += _rough(text) if type(text) is str else rough_token_count(_text(text))
-        elif kind == "tool_result":
+        if kind == "tool_result":
             inner = block.content
-            if type(inner) is str:  # the common case, inlined
-                total += (len(inner) + 2) // 4 if inner.isascii() else rough_token_count(inner)
-            else:
-                total += rough_tokens_for_content(inner)
+            total += _rough(inner) if type(inner) is str else rough_tokens_for_content(inner)
+        elif kind == "text":
+            total += _rough(block.text)
         elif kind == "tool_use":
             total += tool_use_tokens(block.name, block.input)
         elif kind == "thinking":
-            total += rough_token_count(_text(block.thinking))
+            total += _rough(block.thinking)
         elif kind == "image" or kind == "document":
             total += IMAGE_MAX_TOKEN_SIZE
         elif kind == "redacted_thinking":
-            total += rough_token_count(_text(block.data))
+            total += _rough(block.data)
         else:
             raise _Unmodelled  # counted as its whole JSON, which only the full parse has
     return total

@@ -578,10 +578,10 @@ def replay_file(
 ) -> ReplayReport:
     """Replay a transcript file in one streaming pass, without keeping its entries.
 
-    This is the fast path for big files: lines are parsed as they are read, metadata lines
-    whose type is their first key are skipped unparsed, and only main-chain messages (each
-    uuid once) reach the meter. `on_progress` hears how many bytes were read (every few
-    thousand lines; it may raise `OperationCancelled` to stop).
+    This is the fast path for big files: each line is decoded as it is read, only to the
+    fields the meter needs (`meter_lines.lean_meter_line`), and only main-chain messages
+    (each uuid once) reach the meter. `on_progress` hears how many bytes were read (every
+    few thousand lines; it may raise `OperationCancelled` to stop).
     """
     target = Path(path)
     try:
