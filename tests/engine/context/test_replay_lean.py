@@ -506,3 +506,18 @@ def test_lines_as_claude_code_writes_them_need_no_full_parse(tmp_path, monkeypat
     path = b.write(tmp_path / "s.jsonl")
     report = replay_file(path, thresholds_for=ladder, default_model="claude-sonnet-4-6")
     assert len(report.turns) == 4 and len(report.compactions) == 1
+
+
+def test_the_meter_counts_a_lean_line_as_it_counts_the_parsed_line():
+    from workbench.engine.context.meter import ContextMeter
+
+    for sidechain in (False, True):
+        by_dict, by_line = ContextMeter(sidechain=sidechain), ContextMeter(sidechain=sidechain)
+        for number, line in enumerate(every_kind_lines(), 1):
+            raw = parse_line(line)
+            if raw is None:
+                continue
+            by_dict.add(raw)
+            by_line.add_line(meter_line(raw, number))
+            state = [(m.count, m.padded_count, m.method, m.messages) for m in (by_dict, by_line)]
+            assert state[0] == state[1], (number, line[:120])

@@ -95,7 +95,11 @@ class ContextMeter:
         """
         raw = as_dict(message)
         kind = raw.get("type")
-        if kind not in MESSAGE_TYPES or (raw.get("isSidechain") is True) != self.sidechain:
+        if (
+            type(kind) is not str  # a list is no type (and is not hashable)
+            or kind not in MESSAGE_TYPES
+            or (raw.get("isSidechain") is True) != self.sidechain
+        ):
             return
         if kind == "system" and raw.get("subtype") == "compact_boundary":
             self.reset()
@@ -113,7 +117,7 @@ class ContextMeter:
 
     def add_line(self, line: MeterLine) -> None:
         """`add` for a line whose facts were already read (the replay's lean reader)."""
-        if line.sidechain != self.sidechain:
+        if line.sidechain != self.sidechain or line.kind not in MESSAGE_TYPES:
             return
         if line.boundary:
             self.reset()
