@@ -521,3 +521,11 @@ def test_the_meter_counts_a_lean_line_as_it_counts_the_parsed_line():
             by_line.add_line(meter_line(raw, number))
             state = [(m.count, m.padded_count, m.method, m.messages) for m in (by_dict, by_line)]
             assert state[0] == state[1], (number, line[:120])
+
+
+def test_the_lean_reader_agrees_on_the_real_transcripts(shared_transcripts):
+    paths = sorted(shared_transcripts.rglob("*.jsonl"))
+    assert paths
+    for path in paths:
+        for number, line in enumerate(path.read_bytes().split(b"\n"), 1):
+            assert lean_facts(line, number) == full_facts(line, number), (path.name, number)
