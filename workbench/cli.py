@@ -34,11 +34,13 @@ COMMAND_MODULES = (
     "workbench.commands.serve",
 )
 FRONT_COMMANDS = frozenset({"tui", "demo"})
-# Commands Claude Code runs on every message or session event: only their own module is
-# imported, so each call pays for what it uses and nothing else.
+# Commands Claude Code runs on every message or session event (and `replay`, measured as a
+# whole process beside ccusage): only their own module is imported, so each call pays for
+# what it uses and nothing else.
 HOT_COMMANDS = {
     "statusline": "workbench.commands.context",
     "hook": "workbench.commands.live",
+    "replay": "workbench.commands.context",
 }
 # Options that take a value, so the word after them is never the command name.
 _VALUE_OPTIONS = frozenset(

@@ -8,7 +8,7 @@ numbers the computation depends on and gives the same answer after every message
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.tokens import (
     as_dict,
@@ -16,11 +16,14 @@ from workbench.engine.context.tokens import (
     token_count_from_usage,
     token_usage,
 )
+from workbench.engine.context.transcript import MESSAGE_TYPES
+
+if TYPE_CHECKING:
+    from workbench.engine.context.meter_lines import MeterLine
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
 
-_MESSAGE_TYPES = frozenset({"user", "assistant", "system", "attachment"})
 _UNKNOWN: Any = object()
 
 
@@ -92,42 +95,65 @@ class ContextMeter:
         """
         raw = as_dict(message)
         kind = raw.get("type")
-        if kind not in _MESSAGE_TYPES or (raw.get("isSidechain") is True) != self.sidechain:
+        if (
+            type(kind) is not str  # a list is no type (and is not hashable)
+            or kind not in MESSAGE_TYPES
+            or (raw.get("isSidechain") is True) != self.sidechain
+        ):
             return
         if kind == "system" and raw.get("subtype") == "compact_boundary":
             self.reset()
             self.messages = 1
             return
-        self.messages += 1
-        cost = rough_tokens_for_message(raw) if tokens is None else tokens
-        self.all_tokens += cost
         response_id: str | None = None
+        found = None
         if kind == "assistant":
             inner = raw.get("message")
             value = inner.get("id") if isinstance(inner, _MAP) else None
             response_id = value if isinstance(value, str) else None
+            found = token_usage(raw) if usage is _UNKNOWN else usage
+        cost = rough_tokens_for_message(raw) if tokens is None else tokens
+        self.count_message(cost, response_id, found, raw)
+
+    def add_line(self, line: MeterLine) -> None:
+        """`add` for a line whose facts were already read (the replay's lean reader)."""
+        if line.sidechain != self.sidechain or line.kind not in MESSAGE_TYPES:
+            return
+        if line.boundary:
+            self.reset()
+            self.messages = 1
+            return
+        self.count_message(line.cost, line.response_id, line.usage, None)
+
+    def count_message(
+        self,
+        cost: int,
+        response_id: str | None,
+        usage: Mapping[str, Any] | None,
+        raw: Mapping[str, Any] | None,
+    ) -> None:
+        """One main-chain message of `cost` rough tokens (not a boundary); `response_id` and
+        `usage` are an assistant's `message.id` and real usage, else None."""
+        self.messages += 1
+        self.all_tokens += cost
         if response_id is None:
             # Non-assistant entries (and assistants without an id) never stop the walk back.
             self.run_since += cost
             self.since_anchor += cost
-            found = (
-                (token_usage(raw) if usage is _UNKNOWN else usage) if kind == "assistant" else None
-            )
-            if found is not None:
-                self._anchor(raw, found, 0)
+            if usage is not None:
+                self._anchor(raw, usage, 0)
             return
         if response_id == self.run_id:
             self.run_since += cost
         else:
             self.run_id = response_id
             self.run_since = 0
-        found = token_usage(raw) if usage is _UNKNOWN else usage
-        if found is not None:
-            self._anchor(raw, found, self.run_since)
+        if usage is not None:
+            self._anchor(raw, usage, self.run_since)
         else:
             self.since_anchor += cost
 
-    def _anchor(self, raw: Mapping[str, Any], usage: Mapping[str, Any], since: int) -> None:
+    def _anchor(self, raw: Mapping[str, Any] | None, usage: Mapping[str, Any], since: int) -> None:
         self.usage = usage
         self.usage_total = token_count_from_usage(usage)
         self.since_anchor = since

@@ -10,24 +10,27 @@ every new response and at every recorded compact boundary.
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from workbench.engine.context.gc_pause import collection_paused
-from workbench.engine.context.jsonl import parse_line, sniff_type
 from workbench.engine.context.meter import ContextMeter
+from workbench.engine.context.meter_lines import (
+    MeterLine,
+    is_compact_command,
+    lean_meter_line,
+    meter_line,
+)
 from workbench.engine.context.thresholds import Thresholds
 from workbench.engine.context.tokens import (
-    content_blocks,
     context_tokens_from_usage,
-    inner_message,
-    message_content,
-    token_usage,
 )
-from workbench.engine.context.transcript import MESSAGE_TYPES as _MESSAGE_TYPES
 from workbench.engine.context.transcript import Entry, Transcript
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.progress import ProgressCallback, Reporter
@@ -51,9 +54,9 @@ AGREEMENT_TOLERANCE = 0.02
 CLOSE_CALL = 0.01
 
 
-@dataclass(frozen=True)
-class TurnPoint:
-    """One API call of the main chain."""
+class TurnPoint(msgspec.Struct, frozen=True, gc=False):
+    """One API call of the main chain (a frozen Struct, not a dataclass: a long session has
+    thousands, and a frozen dataclass's `__init__` cost a tenth of the replay's own time)."""
 
     index: int
     line: int
@@ -264,6 +267,26 @@ def replay_rows(
     claude: ResolvedVersion | None = None,
 ) -> ReplayReport:
     """Replay (line number, entry dict) pairs of the main chain, in order."""
+    return replay_lines(
+        (meter_line(raw, line_no) for line_no, raw in rows),
+        thresholds_for=thresholds_for,
+        default_model=default_model,
+        transcript=transcript,
+        sidechain=sidechain,
+        claude=claude,
+    )
+
+
+def replay_lines(
+    lines: Iterable[MeterLine],
+    *,
+    thresholds_for: Callable[[str | None], Thresholds],
+    default_model: str,
+    transcript: str = "<memory>",
+    sidechain: bool = False,
+    claude: ResolvedVersion | None = None,
+) -> ReplayReport:
+    """Replay the main chain's lines, read to the facts the meter needs, in order."""
     meter = ContextMeter(sidechain=sidechain)
     turns: list[TurnPoint] = []
     compactions: list[ReplayCompaction] = []
@@ -271,7 +294,7 @@ def replay_rows(
     segment = 0
     segment_fire: int | None = None
     current_id: str | None = None
-    current_turn: dict[str, Any] | None = None
+    current_turn: TurnPoint | None = None
     model = default_model
     # From 2.1.153 no auto-compaction follows a session's first reply (the check runs from
     # the second on); 2.1.88 checks before every call.
@@ -280,54 +303,56 @@ def replay_rows(
     def close_turn() -> None:
         nonlocal current_turn, segment_fire
         if current_turn is not None:
-            turn = TurnPoint(**current_turn)
-            if turn.confirmed_fire and segment_fire is None:
+            if current_turn.confirmed_fire and segment_fire is None:
                 segment_fire = len(turns)
-            turns.append(turn)
+            turns.append(current_turn)
             current_turn = None
+
+    ladders: dict[str | None, Thresholds] = {}
+
+    def ladder_for(name: str | None) -> Thresholds:
+        # One ladder per model for the whole replay (a session has a few models at most).
+        found = ladders.get(name)
+        if found is None:
+            found = ladders[name] = thresholds_for(name)
+        return found
 
     index = -1
     # A recorded compaction's facts, judged once the turns after it are known (`_judge`).
-    pending: list[tuple[Entry, str | None, int | None, int, Thresholds, int | None, int]] = []
+    pending: list[tuple[MeterLine, int, Thresholds, int | None, int]] = []
     command_after: list[bool] = []
     lookahead = 0
-    for index, (line_no, raw) in enumerate(rows):  # noqa: B007 - index is used after the loop
-        kind = raw.get("type")
+    add = meter.add_line
+    for index, row in enumerate(lines):  # noqa: B007 - index is used after the loop
+        kind = row.kind
         if lookahead and kind == "user":
             # A `/compact` typed by the user leaves its command lines right after the summary.
             lookahead -= 1
-            if _is_compact_command(raw):
+            if is_compact_command(row):
                 command_after[-1] = True
-        if kind == "system" and raw.get("subtype") == "compact_boundary":
+        if row.boundary:
             close_turn()
-            meta = raw.get("compactMetadata")
-            meta = meta if isinstance(meta, _MAP) else {}
-            ladder = thresholds_for(model)
+            ladder = ladder_for(model)
             estimate = meter.count
             slack = meter.padded_count - estimate if ladder.estimate_padding else 0
-            trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
-            recorded = meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None
-            pending.append(
-                (Entry(raw, line_no), trigger, recorded, estimate, ladder, segment_fire, slack)
-            )
+            pending.append((row, estimate, ladder, segment_fire, slack))
             command_after.append(False)
             lookahead = _COMMAND_LOOKAHEAD
-            meter.add(raw)
+            add(row)
             segment += 1
             segment_fire = None
             current_id = None
             continue
-        if kind == "assistant":
-            inner = inner_message(raw)
-            response_id = inner.get("id") if isinstance(inner.get("id"), str) else None
-            usage = token_usage(raw)
-            if usage is not None and response_id is not None and response_id != current_id:
+        usage = row.usage
+        if usage is not None and kind == "assistant":
+            response_id = row.response_id
+            if response_id is not None and response_id != current_id:
                 # A new API call: Claude Code checked the threshold just before it.
                 close_turn()
                 current_id = response_id
-                if isinstance(inner.get("model"), str):
-                    model = inner["model"]
-                ladder = thresholds_for(model)
+                if row.model is not None:
+                    model = row.model
+                ladder = ladder_for(model)
                 before = meter.count
                 checked = meter.padded_count if ladder.estimate_padding else before
                 fires = (
@@ -335,36 +360,33 @@ def replay_rows(
                     and checked >= ladder.autocompact
                     and (first_reply_fires or len(turns) >= 2)
                 )
-                uuid = raw.get("uuid")
-                stamp = raw.get("timestamp")
-                current_turn = {
-                    "index": index,
-                    "line": line_no,
-                    "uuid": uuid if isinstance(uuid, str) else None,
-                    "timestamp": stamp if isinstance(stamp, str) else None,
-                    "message_id": response_id,
-                    "model": model,
-                    "segment": segment,
-                    "estimated_before": before,
-                    "context_tokens": context_tokens_from_usage(usage),
-                    "output_tokens": _output(usage),
-                    "above_warning": before >= ladder.warning,
-                    "above_autocompact": fires,
-                    "threshold": ladder.autocompact if ladder.auto_compact_enabled else None,
-                }
-            elif usage is not None and current_turn is not None and response_id == current_id:
-                current_turn["output_tokens"] = max(current_turn["output_tokens"], _output(usage))
-            meter.add(raw, usage=usage)
-        else:
-            meter.add(raw, usage=None)
+                current_turn = TurnPoint(
+                    index=index,
+                    line=row.line,
+                    uuid=row.uuid,
+                    timestamp=row.timestamp,
+                    message_id=response_id,
+                    model=model,
+                    segment=segment,
+                    estimated_before=before,
+                    context_tokens=context_tokens_from_usage(usage),
+                    output_tokens=_output(usage),
+                    above_warning=before >= ladder.warning,
+                    above_autocompact=fires,
+                    threshold=ladder.autocompact if ladder.auto_compact_enabled else None,
+                )
+            elif current_turn is not None and response_id == current_id:
+                # Later records of one response carry its growing output count.
+                output = _output(usage)
+                if output > current_turn.output_tokens:
+                    current_turn = msgspec.structs.replace(current_turn, output_tokens=output)
+        add(row)
     close_turn()
     for inputs, by_command in zip(pending, command_after, strict=True):
-        entry, trigger, recorded, estimate, ladder, segment_fire, slack = inputs
+        boundary, estimate, ladder, segment_fire, slack = inputs
         compactions.append(
             _judge(
-                entry,
-                trigger,
-                recorded,
+                boundary,
                 estimate,
                 ladder,
                 segment_fire,
@@ -393,7 +415,7 @@ def replay_rows(
                         measured=turn.context_tokens,
                     )
                 )
-    ladder = thresholds_for(model)
+    ladder = ladder_for(model)
     notes: list[str] = []
     if not turns:
         notes.append("no API response with usage in this transcript")
@@ -414,9 +436,7 @@ def replay_rows(
 
 
 def _judge(
-    entry: Entry,
-    trigger: str | None,
-    recorded: int | None,
+    boundary: MeterLine,
     estimate: int,
     ladder: Thresholds,
     segment_fire: int | None,
@@ -432,6 +452,7 @@ def _judge(
     can sit a little either side); otherwise the estimate decides. Either way the note says
     how close the call was.
     """
+    trigger, recorded = boundary.trigger, boundary.pre_tokens
     threshold = ladder.autocompact if ladder.threshold_compaction else None
     agrees: bool | None = None
     decided_by = "recorded" if recorded is not None else "estimate"
@@ -480,9 +501,9 @@ def _judge(
         note = "boundary without a trigger"
         close = False
     return ReplayCompaction(
-        uuid=entry.uuid,
-        line=entry.line,
-        timestamp=entry.timestamp,
+        uuid=boundary.uuid,
+        line=boundary.line,
+        timestamp=boundary.timestamp,
         trigger=trigger,
         recorded_pre_tokens=recorded,
         estimated_pre_tokens=estimate,
@@ -527,14 +548,6 @@ def _auto_note(
 
 
 _COMMAND_LOOKAHEAD = 6
-_COMPACT_COMMAND = "<command-name>/compact</command-name>"
-
-
-def _is_compact_command(raw: Mapping[str, Any]) -> bool:
-    content = message_content(raw)
-    if isinstance(content, str):
-        return _COMPACT_COMMAND in content
-    return any(_COMPACT_COMMAND in str(b.get("text", "")) for b in content_blocks(raw))
 
 
 def replay_transcript(
@@ -565,10 +578,10 @@ def replay_file(
 ) -> ReplayReport:
     """Replay a transcript file in one streaming pass, without keeping its entries.
 
-    This is the fast path for big files: lines are parsed as they are read, metadata lines
-    whose type is their first key are skipped unparsed, and only main-chain messages (each
-    uuid once) reach the meter. `on_progress` hears how many bytes were read (every few
-    thousand lines; it may raise `OperationCancelled` to stop).
+    This is the fast path for big files: each line is decoded as it is read, only to the
+    fields the meter needs (`meter_lines.lean_meter_line`), and only main-chain messages
+    (each uuid once) reach the meter. `on_progress` hears how many bytes were read (every
+    few thousand lines; it may raise `OperationCancelled` to stop).
     """
     target = Path(path)
     try:
@@ -582,16 +595,14 @@ def replay_file(
         total = os.fstat(handle.fileno()).st_size
         reporter = Reporter(on_progress, "replaying", total, unit="bytes")
         reporter(0, force=True)
-        rows = _main_chain_rows(handle, reporter if reporter.active else None)
-        first = next(rows, None)
+        lines = _main_chain_lines(handle, reporter if reporter.active else None)
+        first = next(lines, None)
         # A subagent's own file holds only sidechain lines; its chain is the main one.
-        sidechain = first is not None and first[1].get("isSidechain") is True
-        stream = (
-            row
-            for row in itertools.chain([first] if first else [], rows)
-            if (row[1].get("isSidechain") is True) == sidechain
-        )
-        report = replay_rows(
+        sidechain = first is not None and first.sidechain
+        # Lines of the other chain are dropped at C speed (no Python frame per line).
+        keep = filter if sidechain else itertools.filterfalse
+        stream = keep(_SIDECHAIN, itertools.chain([first] if first else [], lines))
+        report = replay_lines(
             stream,
             thresholds_for=thresholds_for,
             default_model=default_model,
@@ -603,40 +614,35 @@ def replay_file(
         return report
 
 
-_MESSAGE_TYPE_BYTES = frozenset(kind.encode() for kind in _MESSAGE_TYPES)
-
-
+_SIDECHAIN = operator.attrgetter("sidechain")
 _PROGRESS_EVERY = 4096
 """Lines between progress reports (a report reads the file position)."""
 
 
-def _main_chain_rows(
-    handle: Any, reporter: Reporter | None = None
-) -> Iterator[tuple[int, dict[str, Any]]]:
+def _main_chain_lines(handle: Any, reporter: Reporter | None = None) -> Iterator[MeterLine]:
+    """Each message line once (by uuid), read to its meter facts, in file order."""
     seen: set[str] = set()
     pieces = line_pieces(handle)  # bounded lines at C speed: this loop is the replay's cost
     drift = 0  # extra pieces runaway lines took, so numbers stay one per line
-    # Locals, not globals, in the loop that runs once per line of a 100 MB file.
-    limit, sniff, parse = TRANSCRIPT_LINE_LIMIT, sniff_type, parse_line
-    message_bytes, message_types = _MESSAGE_TYPE_BYTES, _MESSAGE_TYPES
+    # Locals, not globals, in the loop that runs once per line of a 100 MB file. Lines are
+    # not sniffed for their type first: the lean decoder skips a progress line's fields
+    # faster than the sniff reads its bytes.
+    limit, read, remember = TRANSCRIPT_LINE_LIMIT, lean_meter_line, seen.add
     for number, line in enumerate(pieces, 1):
         if reporter is not None and number % _PROGRESS_EVERY == 0:
             reporter(handle.tell())
         if len(line) > limit and line[-1] != 10:
             drift += skip_rest_of_line(pieces)
             continue  # a runaway line: read past it, never parsed
-        kind = sniff(line)
-        if kind is not None and kind not in message_bytes:
-            continue  # progress, snapshots, summaries: never part of the count
-        raw = parse(line)
-        if raw is None or raw.get("type") not in message_types:
+        row = read(line, number - drift)
+        if row is None:
             continue
-        uuid = raw.get("uuid")
-        if isinstance(uuid, str):
+        uuid = row.uuid
+        if uuid is not None:
             if uuid in seen:
                 continue
-            seen.add(uuid)
-        yield number - drift, raw
+            remember(uuid)
+        yield row
 
 
 def _output(usage: Mapping[str, Any]) -> int:

@@ -92,6 +92,52 @@ def js_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+_encode_json: Any = None
+
+
+def js_json_len(value: Any) -> int:
+    """`js_len(js_json(value))`, without building the text in Python where it can.
+
+    msgspec writes the same compact JSON as `js_json` for plain JSON values (every string
+    escape alike, checked over all code points in the tests) except floats, whose exponent it
+    writes as `1e16` where Python writes `1e+16`; anything that is not plain JSON without
+    floats, or holds a lone surrogate, goes through `js_json`.
+    """
+    global _encode_json
+    if _plain_json(value):
+        if _encode_json is None:
+            import msgspec  # deferred: only transcript readers need it
+
+            _encode_json = msgspec.json.encode
+        try:
+            out = _encode_json(value)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate, which js_json keeps as one unit
+        else:
+            return len(out) if out.isascii() else js_len(out.decode())
+    return js_len(js_json(value))
+
+
+def _plain_json(value: Any) -> bool:
+    # dicts with str keys, lists, str, int, bool and None only (no floats, no other types).
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key, inner in item.items():
+                if type(key) is not str:
+                    return False
+                stack.append(inner)
+        elif kind is list:
+            stack.extend(item)
+        else:
+            return False
+    return True
+
+
 # --- rough estimates ----------------------------------------------------------------------
 
 
@@ -133,7 +179,7 @@ def rough_tokens_for_block(block: Any) -> int:
     if kind == "tool_result":
         return rough_tokens_for_content(block.get("content"))
     if kind == "tool_use":
-        return rough_token_count(_text(block.get("name")) + js_json(_input(block)))
+        return tool_use_tokens(block.get("name"), block.get("input"))
     if kind == "thinking":
         return rough_token_count(_text(block.get("thinking")))
     if kind == "image" or kind == "document":
@@ -141,6 +187,12 @@ def rough_tokens_for_block(block: Any) -> int:
     if kind == "redacted_thinking":
         return rough_token_count(_text(block.get("data")))
     return rough_token_count(js_json(block))
+
+
+def tool_use_tokens(name: Any, tool_input: Any) -> int:
+    """A `tool_use` block's rough count: its name and the JSON of its input, over 4."""
+    length = js_len(_text(name)) + js_json_len({} if tool_input is None else tool_input)
+    return (length + 2) // 4
 
 
 def _rough(text: str) -> int:
@@ -339,11 +391,14 @@ _USAGE_SUM_FIELDS = (
 
 def context_tokens_from_usage(usage: Mapping[str, Any]) -> int:
     """The prompt size of one API call: input + cache creation + cache read (no output)."""
-    return (
-        _int(usage.get("input_tokens"))
-        + _int(usage.get("cache_creation_input_tokens"))
-        + _int(usage.get("cache_read_input_tokens"))
-    )
+    total = 0
+    for name in _USAGE_CONTEXT_FIELDS:
+        value = usage.get(name)
+        total += value if type(value) is int else _int(value)
+    return total
+
+
+_USAGE_CONTEXT_FIELDS = _USAGE_SUM_FIELDS[:3]
 
 
 def is_synthetic_assistant(raw: Mapping[str, Any]) -> bool:
@@ -355,7 +410,8 @@ def is_synthetic_assistant(raw: Mapping[str, Any]) -> bool:
     if isinstance(content, list) and content:
         first = content[0]
         if isinstance(first, _MAP) and first.get("type") == "text":
-            return first.get("text") in SYNTHETIC_MESSAGES
+            text = first.get("text")  # a list here is no marker (and is not hashable)
+            return isinstance(text, str) and text in SYNTHETIC_MESSAGES
     return False
 
 
