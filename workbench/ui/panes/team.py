@@ -39,15 +39,20 @@ from workbench.ui.panes.team_view import (
     header_content,
     held_back_content,
     history_content,
-    keys_content,
+    keys_rows,
     notices_content,
     overwrites_content,
     pull_summary,
     push_summary,
     secrets_content,
 )
+from workbench.ui.widgets.rows_static import RowsStatic
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from textual.content import Content
+
     from workbench.engine.team.models import TeamOverview
     from workbench.engine.team.sync.models import PullResult
 
@@ -163,9 +168,11 @@ class TeamSyncPane(Pane):
     class ReportLoaded(Message):
         """The offline status was read."""
 
-        def __init__(self, report: TeamOverview) -> None:
+        def __init__(self, report: TeamOverview, keys: Sequence[Content] = ()) -> None:
             super().__init__()
             self.report = report
+            self.keys = keys
+            """The per-file table's rows, built with the report (off the UI thread)."""
 
     class ReportFailed(Message):
         """The status could not be read."""
@@ -246,13 +253,14 @@ class TeamSyncPane(Pane):
         self._pushing = False
         self._cancel_push = False
         self._pulling = False
+        self._keys: tuple[TeamOverview, Sequence[Content]] | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Static(classes="team-header")
         yield Static(classes="team-notices")
         with VerticalScroll(classes="team-scroll"):
             yield Static(classes="team-section team-overwrites")
-            yield Static(classes="team-keys")
+            yield RowsStatic(classes="team-keys")
             yield Static(KEYS_LEGEND, classes="team-section team-legend")
             yield Static(classes="team-section team-held")
             yield Static(classes="team-section team-secrets")
@@ -276,20 +284,28 @@ class TeamSyncPane(Pane):
 
     # --- data in -----------------------------------------------------------------------
 
-    def show_report(self, report: TeamOverview) -> None:
-        """Show a status report (also how snapshot tests feed the pane)."""
+    def show_report(self, report: TeamOverview, keys: Sequence[Content] = ()) -> None:
+        """Show a status report (also how snapshot tests feed the pane); `keys` are its
+        per-file rows if they were built already."""
+        self._keys = (report, keys) if keys else None
         self.report = report
 
     def _load_report(self) -> None:
-        engine = self.engine
+        overview = self.engine.team.overview
+
+        def read() -> tuple[TeamOverview, list[Content]]:
+            report = overview()
+            # A thousand files make a thousand rows: built here, not on the UI thread.
+            return report, keys_rows(report.status)
+
         self.read_in_thread(
-            engine.team.overview, self.ReportLoaded, self.ReportFailed, group="team-status"
+            read, lambda read: self.ReportLoaded(*read), self.ReportFailed, group="team-status"
         )
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
         message.stop()
-        self.show_report(message.report)
+        self.show_report(message.report, message.keys)
 
     @on(ReportFailed)
     def _report_failed(self, message: ReportFailed) -> None:
@@ -307,7 +323,9 @@ class TeamSyncPane(Pane):
         overwrites.display = bool(status.overwrites)
         if status.overwrites:
             overwrites.update(overwrites_content(report, now))
-        self.query_one(".team-keys", Static).update(keys_content(status))
+        built = self._keys
+        keys = built[1] if built is not None and built[0] is report else keys_rows(status)
+        self.query_one(".team-keys", RowsStatic).set_rows(keys)
         self.query_one(".team-legend").display = bool(status.keys)
         self.query_one(".team-held", Static).update(held_back_content(report))
         self.query_one(".team-secrets", Static).update(secrets_content(report))
