@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import events
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from workbench.config import Settings
     from workbench.engine import Engine
+    from workbench.engine.context.transcript import SessionInfo
 
 T = TypeVar("T")
 
@@ -85,6 +86,7 @@ class Pane(Vertical):
     _refocus_on_content = False
     _focus_from: Widget | None = None
     _shown_once = False
+    _session_path: str | None = None
 
     @property
     def engine(self) -> Engine:
@@ -107,6 +109,27 @@ class Pane(Vertical):
     ) -> Worker[None]:
         """Read off the UI thread and post the result (see `workbench.ui.host`)."""
         return read_in_thread(self, read, loaded, failed, group=group, name=name)
+
+    def hold_session(self, sessions: Iterable[SessionInfo], session_id: str | None) -> None:
+        """Say which session the pane is on now (None, or one not in `sessions`: none). The
+        one it was on before is let go: the engine drops the shared session model it keeps
+        for it (a long session's is tens of MB) unless that model is by now another's."""
+        path = next((s.path for s in sessions if s.session_id == session_id), None)
+        held, self._session_path = self._session_path, path
+        if held is not None and held != self._session_path:
+            self._release_session(held)
+
+    def on_unmount(self) -> None:
+        # The pane (or the app) is closing: it is done with its transcript.
+        if self._session_path is not None:
+            self._release_session(self._session_path)
+            self._session_path = None
+
+    def _release_session(self, path: str) -> None:
+        # A harness app may have no engine; the panes that hold sessions run with one.
+        engine = getattr(self.app, "engine", None)
+        if engine is not None:
+            engine.context.release_session(path)
 
     def compose(self) -> ComposeResult:
         yield EmptyState(self.empty_content(), classes="pane-empty")
