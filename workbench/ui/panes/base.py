@@ -158,9 +158,10 @@ class Pane(Vertical):
         # The class hides the pane's own children while it is empty (app.tcss: `Pane.-empty >
         # *`), so only they need restyling; Textual would restyle every widget in the pane
         # (100-200 ms for the larger panes, on the UI thread, as their first result lands).
-        self.set_class(not has_content, "-empty", update=False)
-        if self.is_attached:
-            self.app.stylesheet.update_nodes([self, *self.children], animate=True)
+        if self.has_class("-empty") == has_content:
+            self.set_class(not has_content, "-empty", update=False)
+            if self.is_attached:
+                self.app.stylesheet.update_nodes([self, *self.children], animate=True)
         for empty in self.query_children(EmptyState):
             empty.can_focus = not has_content
         if has_content and not self._shown_once:
