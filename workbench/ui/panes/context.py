@@ -34,6 +34,8 @@ from workbench.ui.panes.context_view import (
 from workbench.ui.panes.session_view import session_title, session_when
 
 if TYPE_CHECKING:
+    from textual.content import Content
+
     from workbench.engine.context.attribution_models import AttributionReport
     from workbench.engine.context.session_history import SessionHistory
     from workbench.engine.context.transcript import SessionInfo
@@ -91,6 +93,28 @@ class ContextView:
     history: SessionHistory | None = None
 
 
+@dataclass(frozen=True)
+class ReportParts:
+    """What the pane draws of a report that does not depend on its width (a worker builds
+    it: on a long session these walk thousands of calls)."""
+
+    report: AttributionReport
+    headline: Content
+    breakdown: Content
+    largest: Content
+    reconciled: int
+
+    @classmethod
+    def of(cls, report: AttributionReport) -> ReportParts:
+        return cls(
+            report,
+            headline_content(report),
+            breakdown_content(report, call=None),
+            largest_content(report),
+            report.reconciled_calls,
+        )
+
+
 class ContextPane(Pane):
     """Categories per call with compactions marked, the largest items, the session history."""
 
@@ -125,10 +149,13 @@ class ContextPane(Pane):
             self.sessions = sessions
 
     class Attributed(Message):
-        def __init__(self, session_id: str, report: AttributionReport) -> None:
+        def __init__(
+            self, session_id: str, report: AttributionReport, drawn: ReportParts | None = None
+        ) -> None:
             super().__init__()
             self.session_id = session_id
             self.report = report
+            self.drawn = drawn
 
     class HistoryRead(Message):
         def __init__(self, history: SessionHistory) -> None:
@@ -145,6 +172,7 @@ class ContextPane(Pane):
         super().__init__(id=id)
         self._autoload = autoload
         self._loaded = False
+        self._drawn: ReportParts | None = None
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(classes="ctx-body"):
@@ -192,7 +220,8 @@ class ContextPane(Pane):
             self.post_message(self.ReadFailed("attribution", str(exc)))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.Attributed(session_id, report))
+            # What does not depend on the width is built here, off the UI thread.
+            self.post_message(self.Attributed(session_id, report, ReportParts.of(report)))
 
     @work(thread=True, exclusive=True, group="context-history", exit_on_error=False)
     def _load_history(self) -> None:
@@ -223,6 +252,7 @@ class ContextPane(Pane):
     def _attributed(self, message: Attributed) -> None:
         message.stop()
         if message.session_id == self.session_id:
+            self._drawn = message.drawn
             self.report = message.report
 
     @on(HistoryRead)
@@ -310,19 +340,25 @@ class ContextPane(Pane):
         if report is None:
             headline.update("Attributing the session…")
             return
-        headline.update(headline_content(report))
+        drawn = self._drawn
+        if drawn is None or drawn.report is not report:
+            drawn = self._drawn = ReportParts.of(report)
+        headline.update(drawn.headline)
         self.query_one(".ctx-plot", Static).update(category_plot(report, width=self._width()))
         self.query_one(".ctx-legend", Static).update(legend_content())
-        self.query_one(".ctx-breakdown", Static).update(breakdown_content(report, call=self.call))
+        breakdown = (
+            drawn.breakdown if self.call is None else breakdown_content(report, call=self.call)
+        )
+        self.query_one(".ctx-breakdown", Static).update(breakdown)
         self._draw_call_items()
         largest = self.query_one(".ctx-largest", Static)
-        largest.update(largest_content(report))
+        largest.update(drawn.largest)
         largest.display = bool(report.largest)
         notes = self.query_one(".ctx-notes", Static)
         notes.update("\n".join(f"Note: {n}" for n in report.notes))
         notes.display = bool(report.notes)
         self.has_content = True
-        self.report_engine(f"context: {report.reconciled_calls:,} calls reconciled with usage")
+        self.report_engine(f"context: {drawn.reconciled:,} calls reconciled with usage")
 
     def _draw_history(self) -> None:
         title = self.query_one(".ctx-history-title", Static)
