@@ -71,4 +71,8 @@ class RowsStatic(Static):
         if not 0 <= y < len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
         strips = Visual.to_strips(self, self._rows[y], width, 1, self.visual_style)
-        return strips[0] if strips else Strip.blank(width, self.visual_style.rich_style)
+        if not strips:
+            return Strip.blank(width, self.visual_style.rich_style)
+        # Rendered alone, the row thinks it is line 0: the offsets a mouse selection reads
+        # must say which row it is.
+        return strips[0].apply_offsets(0, y)
