@@ -41,6 +41,9 @@ def freeze_long_lived() -> None:
     gc.freeze()
 
 
+_FROZEN_FOR: set[type[Pane]] = set()
+
+
 def _hidden(widget: Widget) -> bool:
     """Whether the widget or one of its ancestors is not displayed."""
     return any(not node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
@@ -85,7 +88,6 @@ class Pane(Vertical):
     """Which engine path produced what the pane shows, in a few words ("" until it knows)."""
     _refocus_on_content = False
     _focus_from: Widget | None = None
-    _shown_once = False
     _session_path: str | None = None
 
     @property
@@ -164,9 +166,11 @@ class Pane(Vertical):
                 self.app.stylesheet.update_nodes([self, *self.children], animate=True)
         for empty in self.query_children(EmptyState):
             empty.can_focus = not has_content
-        if has_content and not self._shown_once:
-            # Once per pane, after its first content is drawn (see `freeze_long_lived`).
-            self._shown_once = True
+        if has_content and type(self) not in _FROZEN_FOR:
+            # Once per kind of pane and process, after its first content is drawn (see
+            # `freeze_long_lived`): the app builds each pane once, and a process that builds
+            # many (the test suite) freezes what it no longer needs a bounded number of times.
+            _FROZEN_FOR.add(type(self))
             self.call_after_refresh(freeze_long_lived)
         if has_content and self._refocus_on_content:
             # The result arrived while the empty state had (or was getting) the focus.
