@@ -95,23 +95,27 @@ class ContextView:
 
 @dataclass(frozen=True)
 class ReportParts:
-    """What the pane draws of a report that does not depend on its width (a worker builds
-    it: on a long session these walk thousands of calls)."""
+    """What the pane draws of a report, built by the attribution worker (on a long session
+    these walk thousands of calls)."""
 
     report: AttributionReport
     headline: Content
     breakdown: Content
     largest: Content
     reconciled: int
+    plot: tuple[int, Content] | None = None
+    """The plot and the width it was drawn at (None: not drawn yet)."""
 
     @classmethod
-    def of(cls, report: AttributionReport) -> ReportParts:
+    def of(cls, report: AttributionReport, plot_width: int | None = None) -> ReportParts:
+        plot = None if plot_width is None else (plot_width, category_plot(report, width=plot_width))
         return cls(
             report,
             headline_content(report),
             breakdown_content(report, call=None),
             largest_content(report),
             report.reconciled_calls,
+            plot,
         )
 
 
@@ -212,7 +216,7 @@ class ContextPane(Pane):
             self.post_message(self.SessionsListed(sessions))
 
     @work(thread=True, exclusive=True, group="context-attribution", exit_on_error=False)
-    def _attribute(self, session_id: str) -> None:
+    def _attribute(self, session_id: str, plot_width: int) -> None:
         try:
             path = self._context_service.resolve_transcript(session=session_id)
             report = self._context_service.attribution(path)
@@ -220,8 +224,10 @@ class ContextPane(Pane):
             self.post_message(self.ReadFailed("attribution", str(exc)))
             return
         if not get_current_worker().is_cancelled:
-            # What does not depend on the width is built here, off the UI thread.
-            self.post_message(self.Attributed(session_id, report, ReportParts.of(report)))
+            # The sections are built here, off the UI thread; the plot at the pane's width
+            # when the read began (drawn again on the UI thread if the width moved since).
+            drawn = ReportParts.of(report, plot_width)
+            self.post_message(self.Attributed(session_id, report, drawn))
 
     @work(thread=True, exclusive=True, group="context-history", exit_on_error=False)
     def _load_history(self) -> None:
@@ -278,7 +284,7 @@ class ContextPane(Pane):
         self.call = None
         self.report = None
         self._sync_picker()
-        self._attribute(session_id)
+        self._attribute(session_id, self._width())
 
     def show_view(self, view: ContextView) -> None:
         """Show a whole view at once (snapshot tests; no worker runs)."""
@@ -344,7 +350,9 @@ class ContextPane(Pane):
         if drawn is None or drawn.report is not report:
             drawn = self._drawn = ReportParts.of(report)
         headline.update(drawn.headline)
-        self.query_one(".ctx-plot", Static).update(category_plot(report, width=self._width()))
+        width = self._width()
+        plot = drawn.plot[1] if drawn.plot and drawn.plot[0] == width else None
+        self.query_one(".ctx-plot", Static).update(plot or category_plot(report, width=width))
         self.query_one(".ctx-legend", Static).update(legend_content())
         breakdown = (
             drawn.breakdown if self.call is None else breakdown_content(report, call=self.call)
@@ -391,7 +399,7 @@ class ContextPane(Pane):
         self._load_sessions()
         self._load_history()
         if self.session_id is not None:
-            self._attribute(self.session_id)
+            self._attribute(self.session_id, self._width())
 
     def action_pick_session(self) -> None:
         picker = self.query_one(".ctx-session", Select)
