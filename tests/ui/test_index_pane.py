@@ -52,8 +52,11 @@ async def test_a_long_index_is_built_off_the_ui_thread_and_arrives_whole(monkeyp
     built_on: list[threading.Thread] = []
     real = index_pane.line_options
 
+    widths: list[int] = []
+
     def recording(report, width):  # type: ignore[no-untyped-def]
         built_on.append(threading.current_thread())
+        widths.append(width)
         return real(report, width)
 
     monkeypatch.setattr(index_pane, "line_options", recording)
@@ -71,6 +74,10 @@ async def test_a_long_index_is_built_off_the_ui_thread_and_arrives_whole(monkeyp
         assert options.option_count == lines + 1  # every line and the cut
         assert options.get_option_at_index(200).id == "cut"
         assert options.get_option_at_index(lines).id == f"line-{lines}"
+        # Measured at the width the list renders its prompts at, scrollbar and padding off.
+        padding = options.get_component_styles("option-list--option").padding
+        assert options.show_vertical_scrollbar
+        assert widths == [options.scrollable_content_region.width - padding.width]
 
 
 async def test_a_newer_report_replaces_the_lines_of_the_older_one():

@@ -123,14 +123,14 @@ async def test_the_team_pane_shows_push_progress_and_escape_stops_it(
 
         pane.watch(pane, "busy", watch_busy, init=False)
         await pilot.press("P")
-        await wait_until(pilot, lambda: pane.check_action("cancel_push", ()) is True, timeout=30)
+        await wait_until(pilot, lambda: pane.check_action("cancel_sync", ()) is True, timeout=30)
         await pilot.press("escape")
         await settle(app, pilot)
         notices = text_of(pane, ".team-notices")
         assert "Push cancelled after" in notices and f"of {total} changed entries" in notices
         uploaded = len(server_entries(team_server))
         assert uploaded < total
-        assert pane.busy is None and pane.check_action("cancel_push", ()) is None
+        assert pane.busy is None and pane.check_action("cancel_sync", ()) is None
         # What went up is recorded: the status asks for the rest only.
         assert len(pane.report.status.pending) == total - uploaded
 
@@ -178,7 +178,7 @@ async def test_the_team_pane_shows_pull_progress_and_escape_stops_it(
             pilot, lambda: any(f"/{total} entries" in text for text in shown), timeout=30
         )
         # Responsive meanwhile: the pane answers and offers the cancel key.
-        assert pane.check_action("cancel_push", ()) is True
+        assert pane.check_action("cancel_sync", ()) is True
         await pilot.press("escape")
         await settle(app, pilot)
         notices = text_of(pane, ".team-notices")
@@ -186,7 +186,7 @@ async def test_the_team_pane_shows_pull_progress_and_escape_stops_it(
         written = sorted(notes.iterdir())
         assert 0 < len(written) < total
         assert all(p.read_text() == body[f"notes/{p.name}"] for p in written)  # each whole
-        assert pane.busy is None and pane.check_action("cancel_push", ()) is None
+        assert pane.busy is None and pane.check_action("cancel_sync", ()) is None
         assert any("esc cancels" in text for text in shown)
 
         monkeypatch.setattr(TeamSyncClient, "_write_one", real_write)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import events
@@ -22,8 +23,25 @@ if TYPE_CHECKING:
 
     from workbench.config import Settings
     from workbench.engine import Engine
+    from workbench.engine.context.transcript import SessionInfo
 
 T = TypeVar("T")
+
+
+def freeze_long_lived() -> None:
+    """Leave what is alive now out of later garbage collections.
+
+    What a pane shows the first time (a session model, a 1,000-row table and the widgets
+    drawing it) mostly lives as long as the app, yet each full collection walked it all
+    again with the GIL held: 50-230 ms frozen frames while the next pane opened. Young
+    garbage is collected first, so little is frozen that was about to go; what is frozen
+    and later dropped is still freed by reference counting (only cycles among it are not).
+    """
+    gc.collect(1)
+    gc.freeze()
+
+
+_FROZEN_FOR: set[type[Pane]] = set()
 
 
 def _hidden(widget: Widget) -> bool:
@@ -70,6 +88,7 @@ class Pane(Vertical):
     """Which engine path produced what the pane shows, in a few words ("" until it knows)."""
     _refocus_on_content = False
     _focus_from: Widget | None = None
+    _session_path: str | None = None
 
     @property
     def engine(self) -> Engine:
@@ -92,6 +111,27 @@ class Pane(Vertical):
     ) -> Worker[None]:
         """Read off the UI thread and post the result (see `workbench.ui.host`)."""
         return read_in_thread(self, read, loaded, failed, group=group, name=name)
+
+    def hold_session(self, sessions: Iterable[SessionInfo], session_id: str | None) -> None:
+        """Say which session the pane is on now (None, or one not in `sessions`: none). The
+        one it was on before is let go: the engine drops the shared session model it keeps
+        for it (a long session's is tens of MB) unless that model is by now another's."""
+        path = next((s.path for s in sessions if s.session_id == session_id), None)
+        held, self._session_path = self._session_path, path
+        if held is not None and held != self._session_path:
+            self._release_session(held)
+
+    def on_unmount(self) -> None:
+        # The pane (or the app) is closing: it is done with its transcript.
+        if self._session_path is not None:
+            self._release_session(self._session_path)
+            self._session_path = None
+
+    def _release_session(self, path: str) -> None:
+        # A harness app may have no engine; the panes that hold sessions run with one.
+        engine = getattr(self.app, "engine", None)
+        if engine is not None:
+            engine.context.release_session(path)
 
     def compose(self) -> ComposeResult:
         yield EmptyState(self.empty_content(), classes="pane-empty")
@@ -117,9 +157,21 @@ class Pane(Vertical):
         self.has_content = False
 
     def watch_has_content(self, has_content: bool) -> None:
-        self.set_class(not has_content, "-empty")
+        # The class hides the pane's own children while it is empty (app.tcss: `Pane.-empty >
+        # *`), so only they need restyling; Textual would restyle every widget in the pane
+        # (100-200 ms for the larger panes, on the UI thread, as their first result lands).
+        if self.has_class("-empty") == has_content:
+            self.set_class(not has_content, "-empty", update=False)
+            if self.is_attached:
+                self.app.stylesheet.update_nodes([self, *self.children], animate=True)
         for empty in self.query_children(EmptyState):
             empty.can_focus = not has_content
+        if has_content and type(self) not in _FROZEN_FOR:
+            # Once per kind of pane and process, after its first content is drawn (see
+            # `freeze_long_lived`): the app builds each pane once, and a process that builds
+            # many (the test suite) freezes what it no longer needs a bounded number of times.
+            _FROZEN_FOR.add(type(self))
+            self.call_after_refresh(freeze_long_lived)
         if has_content and self._refocus_on_content:
             # The result arrived while the empty state had (or was getting) the focus.
             self._refocus_on_content = False

@@ -266,6 +266,9 @@ class CompactionPane(Pane):
         picker.set_options((session_prompt(s), s.session_id) for s in sessions)
         picker.value = chosen
 
+    def watch_session_id(self, session_id: str | None) -> None:
+        self.hold_session(self.sessions, session_id)
+
     def show_preview(
         self,
         preview: CompactPreview,

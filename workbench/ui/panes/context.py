@@ -34,6 +34,8 @@ from workbench.ui.panes.context_view import (
 from workbench.ui.panes.session_view import session_title, session_when
 
 if TYPE_CHECKING:
+    from textual.content import Content
+
     from workbench.engine.context.attribution_models import AttributionReport
     from workbench.engine.context.session_history import SessionHistory
     from workbench.engine.context.transcript import SessionInfo
@@ -91,6 +93,32 @@ class ContextView:
     history: SessionHistory | None = None
 
 
+@dataclass(frozen=True)
+class ReportParts:
+    """What the pane draws of a report, built by the attribution worker (on a long session
+    these walk thousands of calls)."""
+
+    report: AttributionReport
+    headline: Content
+    breakdown: Content
+    largest: Content
+    reconciled: int
+    plot: tuple[int, Content] | None = None
+    """The plot and the width it was drawn at (None: not drawn yet)."""
+
+    @classmethod
+    def of(cls, report: AttributionReport, plot_width: int | None = None) -> ReportParts:
+        plot = None if plot_width is None else (plot_width, category_plot(report, width=plot_width))
+        return cls(
+            report,
+            headline_content(report),
+            breakdown_content(report, call=None),
+            largest_content(report),
+            report.reconciled_calls,
+            plot,
+        )
+
+
 class ContextPane(Pane):
     """Categories per call with compactions marked, the largest items, the session history."""
 
@@ -125,10 +153,13 @@ class ContextPane(Pane):
             self.sessions = sessions
 
     class Attributed(Message):
-        def __init__(self, session_id: str, report: AttributionReport) -> None:
+        def __init__(
+            self, session_id: str, report: AttributionReport, drawn: ReportParts | None = None
+        ) -> None:
             super().__init__()
             self.session_id = session_id
             self.report = report
+            self.drawn = drawn
 
     class HistoryRead(Message):
         def __init__(self, history: SessionHistory) -> None:
@@ -145,6 +176,7 @@ class ContextPane(Pane):
         super().__init__(id=id)
         self._autoload = autoload
         self._loaded = False
+        self._drawn: ReportParts | None = None
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(classes="ctx-body"):
@@ -184,7 +216,7 @@ class ContextPane(Pane):
             self.post_message(self.SessionsListed(sessions))
 
     @work(thread=True, exclusive=True, group="context-attribution", exit_on_error=False)
-    def _attribute(self, session_id: str) -> None:
+    def _attribute(self, session_id: str, plot_width: int) -> None:
         try:
             path = self._context_service.resolve_transcript(session=session_id)
             report = self._context_service.attribution(path)
@@ -192,7 +224,10 @@ class ContextPane(Pane):
             self.post_message(self.ReadFailed("attribution", str(exc)))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.Attributed(session_id, report))
+            # The sections are built here, off the UI thread; the plot at the pane's width
+            # when the read began (drawn again on the UI thread if the width moved since).
+            drawn = ReportParts.of(report, plot_width)
+            self.post_message(self.Attributed(session_id, report, drawn))
 
     @work(thread=True, exclusive=True, group="context-history", exit_on_error=False)
     def _load_history(self) -> None:
@@ -223,6 +258,7 @@ class ContextPane(Pane):
     def _attributed(self, message: Attributed) -> None:
         message.stop()
         if message.session_id == self.session_id:
+            self._drawn = message.drawn
             self.report = message.report
 
     @on(HistoryRead)
@@ -248,7 +284,7 @@ class ContextPane(Pane):
         self.call = None
         self.report = None
         self._sync_picker()
-        self._attribute(session_id)
+        self._attribute(session_id, self._width())
 
     def show_view(self, view: ContextView) -> None:
         """Show a whole view at once (snapshot tests; no worker runs)."""
@@ -310,19 +346,27 @@ class ContextPane(Pane):
         if report is None:
             headline.update("Attributing the session…")
             return
-        headline.update(headline_content(report))
-        self.query_one(".ctx-plot", Static).update(category_plot(report, width=self._width()))
+        drawn = self._drawn
+        if drawn is None or drawn.report is not report:
+            drawn = self._drawn = ReportParts.of(report)
+        headline.update(drawn.headline)
+        width = self._width()
+        plot = drawn.plot[1] if drawn.plot and drawn.plot[0] == width else None
+        self.query_one(".ctx-plot", Static).update(plot or category_plot(report, width=width))
         self.query_one(".ctx-legend", Static).update(legend_content())
-        self.query_one(".ctx-breakdown", Static).update(breakdown_content(report, call=self.call))
+        breakdown = (
+            drawn.breakdown if self.call is None else breakdown_content(report, call=self.call)
+        )
+        self.query_one(".ctx-breakdown", Static).update(breakdown)
         self._draw_call_items()
         largest = self.query_one(".ctx-largest", Static)
-        largest.update(largest_content(report))
+        largest.update(drawn.largest)
         largest.display = bool(report.largest)
         notes = self.query_one(".ctx-notes", Static)
         notes.update("\n".join(f"Note: {n}" for n in report.notes))
         notes.display = bool(report.notes)
         self.has_content = True
-        self.report_engine(f"context: {report.reconciled_calls:,} calls reconciled with usage")
+        self.report_engine(f"context: {drawn.reconciled:,} calls reconciled with usage")
 
     def _draw_history(self) -> None:
         title = self.query_one(".ctx-history-title", Static)
@@ -355,7 +399,7 @@ class ContextPane(Pane):
         self._load_sessions()
         self._load_history()
         if self.session_id is not None:
-            self._attribute(self.session_id)
+            self._attribute(self.session_id, self._width())
 
     def action_pick_session(self) -> None:
         picker = self.query_one(".ctx-session", Select)

@@ -472,12 +472,14 @@ class GaugePane(Pane):
         self.set_class(event.size.width >= WIDE, "-wide")
 
     def watch_sessions(self, sessions: tuple[SessionInfo, ...]) -> None:
+        self.hold_session(sessions, self.session_id)
         picker = self.query_one(".gauge-session", Select)
         with picker.prevent(Select.Changed):
             picker.set_options((session_label(s), s.session_id) for s in sessions)
         self._sync_picker()
 
     def watch_session_id(self) -> None:
+        self.hold_session(self.sessions, self.session_id)
         self._sync_picker()
 
     def _sync_picker(self) -> None:

@@ -274,13 +274,13 @@ class IndexPane(Pane):
 
 
 def _prompt_width(options: OptionList, report: IndexReport) -> int:
-    """The width the list will measure its prompts at: its content region less the gutter,
-    the options' padding and, once the lines overflow it, the scrollbar (as `OptionList`
-    computes it; a different width would measure every prompt again on the UI thread)."""
+    """The width the list will measure its prompts at: its content region less the options'
+    padding and, once the lines overflow it, the scrollbar (as `OptionList` computes it; a
+    different width would measure every prompt again on the UI thread). A plain OptionList
+    draws nothing left of its prompts (a SelectionList's checkboxes are such a gutter)."""
     padding = options.get_component_styles("option-list--option").padding
-    gutter = options._get_left_gutter_width()  # Textual is pinned: the list's own arithmetic
     region = options.scrollable_content_region
-    width = region.width - gutter - padding.width
+    width = region.width - padding.width
     if not options.show_vertical_scrollbar and len(report.entries) + 1 > region.height:
         width -= options.styles.scrollbar_size_vertical
     return max(1, width)

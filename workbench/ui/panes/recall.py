@@ -517,9 +517,10 @@ class RecallPane(Pane):
         return service
 
     def _load_manifest(self) -> None:
-        service = self.engine.recall
+        engine = self.engine
 
         def read() -> RecallPane.ManifestLoaded:
+            service = engine.recall  # opening it imports and builds: off the UI thread
             with self._warm_lock:
                 service.ranker()
             candidates = service.candidates()

@@ -228,6 +228,7 @@ class SessionPane(Pane):
             self.sessions = (*self.sessions, notes.session)
         else:
             self._sync_cursor()
+        self.hold_session(self.sessions, self._selected)
         self.notes = notes
 
     @property
@@ -241,6 +242,7 @@ class SessionPane(Pane):
         self.set_class(event.size.width >= WIDE, "-wide")
 
     def watch_sessions(self, sessions: tuple[SessionInfo, ...]) -> None:
+        self.hold_session(sessions, self._selected)
         options = self.query_one(".session-list", OptionList)
         with options.prevent(OptionList.OptionHighlighted):
             options.set_options(Option(session_prompt(s), id=s.session_id) for s in sessions)
@@ -298,6 +300,7 @@ class SessionPane(Pane):
         if session_id is None or session_id == self._selected:
             return
         self._selected = session_id
+        self.hold_session(self.sessions, session_id)
         session = self.selected_session
         if session is not None and self._autoload:
             self._load_notes(session)

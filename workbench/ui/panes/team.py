@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -39,15 +39,20 @@ from workbench.ui.panes.team_view import (
     header_content,
     held_back_content,
     history_content,
-    keys_content,
+    keys_rows,
     notices_content,
     overwrites_content,
     pull_summary,
     push_summary,
     secrets_content,
 )
+from workbench.ui.widgets.rows_static import RowsStatic
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from textual.content import Content
+
     from workbench.engine.team.models import TeamOverview
     from workbench.engine.team.sync.models import PullResult
 
@@ -94,7 +99,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "cancel-push",
         "escape",
-        "cancel_push",
+        "cancel_sync",
         "Cancel",
         "Sync: Cancel the push or pull",
         "Stop a running push after the batch in flight (what went up stays recorded), or a "
@@ -163,9 +168,11 @@ class TeamSyncPane(Pane):
     class ReportLoaded(Message):
         """The offline status was read."""
 
-        def __init__(self, report: TeamOverview) -> None:
+        def __init__(self, report: TeamOverview, keys: Sequence[Content] = ()) -> None:
             super().__init__()
             self.report = report
+            self.keys = keys
+            """The per-file table's rows, built with the report (off the UI thread)."""
 
     class ReportFailed(Message):
         """The status could not be read."""
@@ -243,16 +250,17 @@ class TeamSyncPane(Pane):
         self._loaded = False
         self._watch_debounce = watch_debounce
         self._watch_stop: asyncio.Event | None = None
-        self._pushing = False
-        self._cancel_push = False
-        self._pulling = False
+        self._sync_kind: Literal["push", "pull"] | None = None
+        """The push or pull running now."""
+        self._cancel_sync = False
+        self._keys: tuple[TeamOverview, Sequence[Content]] | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Static(classes="team-header")
         yield Static(classes="team-notices")
         with VerticalScroll(classes="team-scroll"):
             yield Static(classes="team-section team-overwrites")
-            yield Static(classes="team-keys")
+            yield RowsStatic(classes="team-keys")
             yield Static(KEYS_LEGEND, classes="team-section team-legend")
             yield Static(classes="team-section team-held")
             yield Static(classes="team-section team-secrets")
@@ -276,20 +284,28 @@ class TeamSyncPane(Pane):
 
     # --- data in -----------------------------------------------------------------------
 
-    def show_report(self, report: TeamOverview) -> None:
-        """Show a status report (also how snapshot tests feed the pane)."""
+    def show_report(self, report: TeamOverview, keys: Sequence[Content] = ()) -> None:
+        """Show a status report (also how snapshot tests feed the pane); `keys` are its
+        per-file rows if they were built already."""
+        self._keys = (report, keys) if keys else None
         self.report = report
 
     def _load_report(self) -> None:
-        engine = self.engine
+        overview = self.engine.team.overview
+
+        def read() -> tuple[TeamOverview, list[Content]]:
+            report = overview()
+            # A thousand files make a thousand rows: built here, not on the UI thread.
+            return report, keys_rows(report.status)
+
         self.read_in_thread(
-            engine.team.overview, self.ReportLoaded, self.ReportFailed, group="team-status"
+            read, lambda read: self.ReportLoaded(*read), self.ReportFailed, group="team-status"
         )
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
         message.stop()
-        self.show_report(message.report)
+        self.show_report(message.report, message.keys)
 
     @on(ReportFailed)
     def _report_failed(self, message: ReportFailed) -> None:
@@ -307,7 +323,9 @@ class TeamSyncPane(Pane):
         overwrites.display = bool(status.overwrites)
         if status.overwrites:
             overwrites.update(overwrites_content(report, now))
-        self.query_one(".team-keys", Static).update(keys_content(status))
+        built = self._keys
+        keys = built[1] if built is not None and built[0] is report else keys_rows(status)
+        self.query_one(".team-keys", RowsStatic).set_rows(keys)
         self.query_one(".team-legend").display = bool(status.keys)
         self.query_one(".team-held", Static).update(held_back_content(report))
         self.query_one(".team-secrets", Static).update(secrets_content(report))
@@ -359,8 +377,8 @@ class TeamSyncPane(Pane):
             return True if (self._can_sync() and suppressed) else None
         if action == "toggle_watch":
             return True if (self.watching or self._can_sync()) else None
-        if action == "cancel_push":
-            return True if (self._pushing or self._pulling) else None
+        if action == "cancel_sync":
+            return True if self._sync_kind is not None else None
         if action == "restore_overwritten":
             restorable = self.report is not None and self.report.restorable
             return True if (restorable and not self.busy and not self.watching) else None
@@ -435,26 +453,26 @@ class TeamSyncPane(Pane):
         """Push the team folder."""
         if self._can_sync():
             self.busy = "pushing…"
-            self._run_push(force=False)
+            self._run_sync("push")
 
     def action_force_push_team(self) -> None:
         """Push despite a suppression."""
         if self._can_sync():
             self.busy = "pushing (forced)…"
-            self._run_push(force=True)
+            self._run_sync("push", force=True)
 
-    def action_cancel_push(self) -> None:
+    def action_cancel_sync(self) -> None:
         """Ask the running push to stop after the batch in flight (a pull, before its next
         file)."""
-        if (self._pushing or self._pulling) and not self._cancel_push:
-            self._cancel_push = True
-            self.busy = "cancelling the pull…" if self._pulling else "cancelling the push…"
+        if self._sync_kind is not None and not self._cancel_sync:
+            self._cancel_sync = True
+            self.busy = f"cancelling the {self._sync_kind}…"
 
     def action_pull_team(self) -> None:
         """Pull the team memory."""
         if self._can_sync():
             self.busy = "pulling…"
-            self._run_pull()
+            self._run_sync("pull")
 
     def action_toggle_watch(self) -> None:
         """Start the watcher, or stop it (it flushes pending changes first)."""
@@ -479,69 +497,43 @@ class TeamSyncPane(Pane):
             self.post_message(self.SyncFailed(operation, str(exc)))
             return None
 
-    @work(exclusive=True, group="sync", exit_on_error=False, description="Pushing team memory")
-    async def _run_push(self, force: bool) -> None:
-        client = await self._open_client("push")
+    @work(exclusive=True, group="sync", exit_on_error=False, description="Syncing team memory")
+    async def _run_sync(self, kind: Literal["push", "pull"], force: bool = False) -> None:
+        """Push (`force`: despite a suppression) or pull, with progress in the header and
+        esc cancelling between batches (a push) or files (a pull)."""
+        client = await self._open_client(kind)
         if client is None:
             return
-        self._pushing, self._cancel_push = True, False
+        self._sync_kind, self._cancel_sync = kind, False
         self.refresh_bindings()
-        seen = Progress("pushing", 0, 0)
+        seen = Progress(f"{kind}ing", 0, 0)
 
         def progress(step: Progress) -> None:
-            # Runs on the event loop between batches: show how far, or stop here.
+            # Runs on the event loop between batches or files: show how far, or stop here.
             nonlocal seen
             seen = step
-            if self._cancel_push:
-                raise OperationCancelled("push cancelled")
+            if self._cancel_sync:
+                raise OperationCancelled(f"{kind} cancelled")
             if step.total:
                 self.busy = (
-                    f"pushing {step.done:,}/{step.total:,} entries ({step.fraction:.0%}) "
+                    f"{kind}ing {step.done:,}/{step.total:,} entries ({step.fraction:.0%}) "
                     "· esc cancels"
                 )
 
         try:
             async with client:
-                result = await client.push(force=force, on_progress=progress)
+                if kind == "push":
+                    result = await client.push(force=force, on_progress=progress)
+                else:
+                    result = await client.pull(on_progress=progress)
         except OperationCancelled:
-            self.post_message(self.PushCancelled(seen.done, seen.total or 0))
+            cancelled = self.PushCancelled if kind == "push" else self.PullCancelled
+            self.post_message(cancelled(seen.done, seen.total or 0))
             return
         finally:
-            self._pushing = False
+            self._sync_kind = None
             self.refresh_bindings()
-        self.post_message(self.SyncFinished("push", result, client.repo))
-
-    @work(exclusive=True, group="sync", exit_on_error=False, description="Pulling team memory")
-    async def _run_pull(self) -> None:
-        client = await self._open_client("pull")
-        if client is None:
-            return
-        self._pulling, self._cancel_push = True, False
-        self.refresh_bindings()
-        seen = Progress("pulling", 0, 0)
-
-        def progress(step: Progress) -> None:
-            # Runs on the event loop as each file is written: show how far, or stop here.
-            nonlocal seen
-            seen = step
-            if self._cancel_push:
-                raise OperationCancelled("pull cancelled")
-            if step.total:
-                self.busy = (
-                    f"pulling {step.done:,}/{step.total:,} entries ({step.fraction:.0%}) "
-                    "· esc cancels"
-                )
-
-        try:
-            async with client:
-                result = await client.pull(on_progress=progress)
-        except OperationCancelled:
-            self.post_message(self.PullCancelled(seen.done, seen.total or 0))
-            return
-        finally:
-            self._pulling = False
-            self.refresh_bindings()
-        self.post_message(self.SyncFinished("pull", result, client.repo))
+        self.post_message(self.SyncFinished(kind, result, client.repo))
 
     @work(exclusive=True, group="sync", exit_on_error=False, description="Watching team memory")
     async def _run_watch(self) -> None:

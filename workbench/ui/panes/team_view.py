@@ -77,13 +77,20 @@ def section_title(title: str, detail: str = "") -> Content:
 
 def keys_content(status: SyncStatus) -> Content:
     """The per-key table: state, then local / server / last-synced hashes."""
+    return Content("\n").join(keys_rows(status))
+
+
+def keys_rows(status: SyncStatus) -> list[Content]:
+    """The per-key table, one `Content` per row (what `keys_content` joins)."""
     rows = status.keys
     if not rows:
-        return Content.assemble(
+        return [
             section_title("Files"),
-            "\n",
-            ("The team folder is empty and the server has sent nothing yet.", "$foreground-muted"),
-        )
+            Content.styled(
+                "The team folder is empty and the server has sent nothing yet.",
+                "$foreground-muted",
+            ),
+        ]
     width = min(36, max(12, *(len(row.key) for row in rows)))
     header = Content.styled(
         f"{'file':<{width}}  {'state':<19} {'local':<8} {'server':<8} {'synced':<8}",
@@ -107,7 +114,7 @@ def keys_content(status: SyncStatus) -> Content:
                 (short_hash(row.last_synced), "$foreground-muted"),
             )
         )
-    return Content("\n").join(lines)
+    return lines
 
 
 def conflicts_content(status: SyncStatus, now_ms: float) -> Content:
