@@ -36,9 +36,12 @@ COMMAND_MODULES = (
 FRONT_COMMANDS = frozenset({"tui", "demo"})
 # Commands Claude Code runs on every message or session event: only their own module is
 # imported, so each call pays for what it uses and nothing else.
+# `ls` too: a listing read by a program pays start-up on every call (issue 17's bar is 3x
+# `find | xargs head`), and building every area's parser was ~0.1 s of it.
 HOT_COMMANDS = {
     "statusline": "workbench.commands.context",
     "hook": "workbench.commands.live",
+    "ls": "workbench.commands.store",
 }
 # Options that take a value, so the word after them is never the command name.
 _VALUE_OPTIONS = frozenset(
