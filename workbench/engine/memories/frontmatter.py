@@ -150,8 +150,8 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
     nested: dict[str, Any] | None = None  # the block an indented line belongs to
     indent = ""
     for line in block.split("\n"):
-        if not line or line.isspace():
-            continue
+        if not line.strip(" "):
+            continue  # blank (a tab or another space character goes to YAML: it may refuse)
         if line[0] == " ":
             if nested is None:
                 return None  # to YAML, a continuation of the value above
