@@ -227,3 +227,24 @@ def test_another_release_or_folder_does_not_use_the_cache(
 def test_an_unwritable_cache_folder_changes_nothing(folder: Path, tmp_path: Path):
     (tmp_path / "cache").write_text("a file where the folder would be")
     assert _listing(folder, tmp_path) == _listing(folder, tmp_path, cache=False)
+
+
+def test_caches_are_kept_for_the_most_recent_folders_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trust_now: None
+):
+    monkeypatch.setattr(listing_cache, "MAX_FOLDERS", 2)
+    for name in ("one", "two", "three"):
+        root = tmp_path / name
+        _write(root / "a.md", "---\ndescription: a\ntype: user\n---\n")
+        _listing(root, tmp_path)
+    caches = list((tmp_path / "cache" / FOLDER).iterdir())
+    assert len(caches) == 2
+    # The newest folder's cache is among those kept: a listing of it opens no file.
+    engine = _engine(tmp_path / "three", tmp_path)
+    opened: list[str] = []
+    real = store_module.read_start
+    monkeypatch.setattr(
+        store_module, "read_start", lambda path, *a, **k: opened.append(path) or real(path, *a, **k)
+    )
+    engine.memories.list()
+    assert opened == []

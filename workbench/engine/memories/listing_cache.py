@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,8 @@ class ListingCache:
             return
         if len(data) > MAX_BYTES:
             return
-        tmp = self.folder / f".{self.path.name}.{os.getpid()}.tmp"
+        # A temp name of this process and thread: the app lists from two threads at times.
+        tmp = self.folder / f".{self.path.name}.{os.getpid()}-{threading.get_ident()}.tmp"
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -137,14 +139,19 @@ class ListingCache:
         self._prune()
 
     def _prune(self) -> None:
-        """Keep the caches of the `MAX_FOLDERS` most recently listed memory folders."""
+        """Keep the caches of the `MAX_FOLDERS` most recently listed memory folders, and drop
+        temp files a crashed write left (over an hour old)."""
         assert self.folder is not None
         try:
-            caches = [e for e in os.scandir(self.folder) if e.name.endswith(".json")]
-            if len(caches) <= MAX_FOLDERS:
-                return
-            caches.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
-            for old in caches[MAX_FOLDERS:]:
-                os.unlink(old.path)
+            caches = []
+            for entry in os.scandir(self.folder):
+                if entry.name.endswith(".json"):
+                    caches.append((entry.stat().st_mtime_ns, entry.path))
+                elif entry.name.endswith(".tmp"):
+                    if entry.stat().st_mtime_ns < self.started_ns - 3600 * 10**9:
+                        os.unlink(entry.path)
+            caches.sort(reverse=True)
+            for _, old in caches[MAX_FOLDERS:]:
+                os.unlink(old)
         except OSError:
             return

@@ -124,6 +124,8 @@ class _Analysis:
     ages: bool = False
     """`memory-stale` applies (a linted text file)."""
     secret_lints: tuple[LintFinding, ...] = ()
+    mtime: str = ""
+    """The stamp's mtime as `toISOString` prints it (formatted once, not per listing)."""
 
 
 def _record(analysis: _Analysis) -> builtins.list[Any]:
@@ -146,30 +148,37 @@ def _record(analysis: _Analysis) -> builtins.list[Any]:
         lints(a.lints),
         lints(a.secret_lints),
         list(a.links),
+        a.mtime,
     ]
 
 
 _SEVERITIES = frozenset({"error", "warning", "info"})
+_KINDS = frozenset({None, *MEMORY_TYPES})
+_LOCATIONS = frozenset({None, "top-level", "metadata"})
+_OPTIONAL_TEXT = (str, type(None))
 
 
 def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
     """The analysis a `ListingCache` record holds for a file with this `stamp`; None unless
     the record is for that stamp and every field is well formed."""
-    optional = (str, type(None))
-    if not isinstance(record, list) or len(record) != 12 or record[0] != list(stamp):
+    if not isinstance(record, list) or len(record) != 13 or record[0] != list(stamp):
         return None
     try:
         _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
-        lints, secret_lints, links = record[9:]
+        lints, secret_lints, links, mtime = record[9:]
+        # A set lookup of a list raises TypeError, which makes the record None too.
         if not (
-            isinstance(name, optional)
-            and isinstance(description, optional)
-            and kind in (None, *MEMORY_TYPES)
-            and location in (None, "top-level", "metadata")
+            isinstance(name, _OPTIONAL_TEXT)
+            and isinstance(description, _OPTIONAL_TEXT)
+            and kind in _KINDS
+            and location in _LOCATIONS
             and type(units) is int
-            and all(type(flag) is bool for flag in (binary, not_utf8, ages))
+            and type(binary) is bool
+            and type(not_utf8) is bool
+            and type(ages) is bool
+            and type(mtime) is str
             and isinstance(links, list)
-            and all(isinstance(link, str) for link in links)
+            and (not links or all(isinstance(link, str) for link in links))
         ):
             return None
 
@@ -199,6 +208,7 @@ def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
             links=tuple(links),
             ages=ages,
             secret_lints=findings(secret_lints),
+            mtime=mtime,
         )
     except (TypeError, ValueError):
         return None
@@ -490,6 +500,7 @@ class MemoryStore:
             else (),
             ages=scope != "log" and not binary,
             secret_lints=tuple(secret_lints),
+            mtime=js_iso(stamp[3] / 1e6),
         )
         with self._lock:
             self._analysis[path] = analysis
@@ -525,7 +536,9 @@ class MemoryStore:
             type=analysis.type,
             scope=self.scope_of(rel),  # type: ignore[arg-type]
             mtime_ms=mtime_ms,
-            mtime=js_iso(mtime_ms),
+            mtime=analysis.mtime
+            if analysis.mtime and analysis.stamp[3] == stat.st_mtime_ns
+            else js_iso(mtime_ms),
             age_days=age_days,
             size_bytes=stat.st_size,
             tokens=js_round(analysis.units / 4) if analysis.units else js_round(stat.st_size / 4),
