@@ -150,9 +150,9 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
     nested: dict[str, Any] | None = None  # the block an indented line belongs to
     indent = ""
     for line in block.split("\n"):
-        if not line.strip(" "):
-            continue  # blank (a tab or another space character goes to YAML: it may refuse)
-        if line[0] == " ":
+        if line[:1] == " ":
+            if not line.strip(" "):
+                continue  # blank
             if nested is None:
                 return None  # to YAML, a continuation of the value above
             stripped = line.lstrip(" ")
@@ -160,20 +160,22 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
             if indent and lead != indent:
                 return None
             indent = lead
+            match = _FAST_LINE.match(stripped)
             target = nested
+        elif not line:
+            continue
         else:
             if nested is not None and not nested:
                 return None  # `key:` with nothing under it is null: leave that to YAML
-            nested, stripped, target = None, line, result
-            opening = _FAST_PARENT.match(line)
-            if opening:
-                key = opening.group(1)
-                if key in result:
+            nested, target = None, result
+            match = _FAST_LINE.match(line)
+            if match is None:
+                opening = _FAST_PARENT.match(line)
+                if opening is None or opening.group(1) in result:
                     return None
                 nested, indent = {}, ""
-                result[key] = nested
+                result[opening.group(1)] = nested
                 continue
-        match = _FAST_LINE.match(stripped)
         if not match:
             return None
         key, value = match.groups()
