@@ -110,3 +110,67 @@ def test_fast_path_agrees_with_yaml_whenever_it_answers(pairs: list[tuple[str, s
     if fast is None:
         return
     assert fast == _load_yaml(block)
+
+
+_keys = st.sampled_from(["name", "description", "type", "metadata", "x-y", "_k", "Type"])
+_indent = st.sampled_from(["", " ", "  ", "   ", "    ", "\t", " \t", "  # c"])
+_hostile_values = st.one_of(
+    _plain,
+    st.sampled_from(
+        ["user", "yes", "No", "null", "~", "1.5", "0x1f", "2026-01-02", ".inf", "a: b", "a #b"]
+    ),
+    st.sampled_from(["'q'", '"q"', "[a]", "{a: b}", "&a x", "*a", "!!str x", "|", ">", "- a"]),
+)
+# A line: `key: value`, `key:` alone (opening a block), blank, or a comment, each indented.
+_line = st.tuples(
+    _indent,
+    st.one_of(
+        st.tuples(_keys, _hostile_values).map(lambda kv: f"{kv[0]}: {kv[1]}"),
+        _keys.map(lambda k: f"{k}:"),
+        st.sampled_from(["", " ", "\t", "# note", "-", "---x", "key :v"]),
+        _keys.map(lambda k: f"{k}:   "),
+    ),
+).map("".join)
+
+
+_pair = st.tuples(
+    _keys,
+    st.one_of(_hostile_values, st.from_regex(r"[A-Za-z][A-Za-z0-9 .,()/-]{0,20}", fullmatch=True)),
+).map(lambda kv: f"{kv[0]}: {kv[1]}")
+# Blocks shaped like real frontmatter (`key: value` lines, `key:` opening an indented block),
+# with the indents, blank lines and values varied: most are what the fast path answers.
+_shaped = st.lists(
+    st.one_of(
+        _pair,
+        st.tuples(_keys, _indent, st.lists(st.tuples(_indent, _pair), max_size=3)).map(
+            lambda b: f"{b[0]}:{b[1]}\n" + "\n".join(f"{i}{p}" for i, p in b[2])
+        ),
+        st.sampled_from(["", "  ", "\t", " \t "]),
+    ),
+    max_size=6,
+).map("\n".join)
+
+
+@given(st.one_of(st.lists(_line, max_size=8).map("\n".join), _shaped))
+def test_fast_path_agrees_with_yaml_on_nested_and_hostile_blocks(block: str):
+    fast = _fast_parse(block)
+    if fast is None:
+        return
+    assert fast == _load_yaml(block)  # and YAML reads it without error
+
+
+@given(
+    st.from_regex(r"[A-Za-z][A-Za-z0-9 ]{0,30}[A-Za-z0-9]", fullmatch=True),
+    st.from_regex(r"[A-Za-z][A-Za-z0-9 ,.]{0,60}[A-Za-z0-9]", fullmatch=True),
+    st.sampled_from(["user", "feedback", "project", "reference"]),
+    st.sampled_from(["top-level", "metadata"]),
+)
+def test_what_claude_code_writes_takes_the_fast_path(name, description, kind, style):
+    from workbench.engine.memories.file_format import new_frontmatter
+
+    text = new_frontmatter(name, description, kind, style) + "\nbody\n"
+    block = text.split("---\n")[1]
+    expected = _load_yaml(block)
+    if any(isinstance(v, str) and v != v.strip() for v in expected.values()):
+        return
+    assert _fast_parse(block) == expected

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from workbench.engine.jsutil import (
     format_file_size,
@@ -73,3 +75,15 @@ def test_format_file_size_matches_claude_code(size: int, text: str):
 def test_js_trim_uses_the_javascript_whitespace_set():
     # JS trims U+FEFF but keeps U+001C and U+0085, the opposite of Python's str.strip.
     assert js_trim(" \u001c a \u0085 \ufeff") == "\u001c a \u0085"
+
+
+@given(st.floats(min_value=-1e15, max_value=2.6e14, allow_nan=False))
+def test_js_iso_fast_path_agrees_with_datetime(ms: float):
+    from datetime import UTC, datetime
+
+    seconds, millis = divmod(int(ms), 1000)
+    try:
+        stamp = datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return  # out of datetime's range: the fast path never answers there
+    assert js_iso(ms) == stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis:03d}Z"

@@ -88,6 +88,8 @@ def kebab_name(name: str, limit: int = 60) -> str:
 def body_links(body: str) -> list[str]:
     """The `[[name]]` links of a body in order, once each (code blocks and spans skipped;
     `[[name|label]]` and `[[name#part]]` link to `name`)."""
+    if "[[" not in body:
+        return []  # most bodies: no line to walk
     found: list[str] = []
     in_fence = False
     for line in body.split("\n"):

@@ -31,6 +31,9 @@ _YAML_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _FAST_LINE = re.compile(
     r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^\s'\"{}\[\]*&#!|>%@`,?:~=<-][^:#\t]*?)[ ]*$"
 )
+# `key:` alone on its line, opening a block of indented `key: plain text` lines (the
+# `metadata:` block Claude Code 2.1.332 writes the type in).
+_FAST_PARENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]*$")
 # Characters YAML refuses to read; such a block must go through YAML to fail the same way.
 # Compiled when first used: a negated class this wide costs ~8 ms to compile, which every
 # hook and command that imported this module used to pay.
@@ -139,20 +142,48 @@ def quote_problematic_values(block: str) -> str:
 
 
 def _fast_parse(block: str) -> dict[str, Any] | None:
-    """Parse blocks made only of `key: plain text` lines without YAML; None if unsure."""
+    """Parse blocks made only of `key: plain text` lines, and `key:` lines opening one level
+    of such lines indented alike, without YAML; None if unsure (YAML then decides)."""
     if _pattern(_NON_PRINTABLE_CLASS).search(block):
         return None
     result: dict[str, Any] = {}
+    nested: dict[str, Any] | None = None  # the block an indented line belongs to
+    indent = ""
     for line in block.split("\n"):
-        if not line or line.isspace():
+        if line[:1] == " ":
+            if not line.strip(" "):
+                continue  # blank
+            if nested is None:
+                return None  # to YAML, a continuation of the value above
+            stripped = line.lstrip(" ")
+            lead = line[: len(line) - len(stripped)]
+            if indent and lead != indent:
+                return None
+            indent = lead
+            match = _FAST_LINE.match(stripped)
+            target = nested
+        elif not line:
             continue
-        match = _FAST_LINE.match(line)
+        else:
+            if nested is not None and not nested:
+                return None  # `key:` with nothing under it is null: leave that to YAML
+            nested, target = None, result
+            match = _FAST_LINE.match(line)
+            if match is None:
+                opening = _FAST_PARENT.match(line)
+                if opening is None or opening.group(1) in result:
+                    return None
+                nested, indent = {}, ""
+                result[opening.group(1)] = nested
+                continue
         if not match:
             return None
         key, value = match.groups()
-        if key in result or _is_non_string(value):
+        if key in target or _is_non_string(value):
             return None
-        result[key] = value
+        target[key] = value
+    if nested is not None and not nested:
+        return None
     return result
 
 

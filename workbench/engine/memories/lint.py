@@ -39,6 +39,16 @@ _RELATIVE_DATE = re.compile(
     r"|(?:a|one|two|three|a\s+few|\d+)\s+(?:days?|weeks?|months?)\s+ago)\b",
     re.IGNORECASE,
 )
+# Every relative date above holds one of these words (weekdays, today and yesterday end in
+# "day"), so ASCII text with none of them cannot match: most files skip the costly search.
+_RELATIVE_DATE_WORDS = ("day", "tonight", "tomorrow", "week", "month", "quarter", "year", "sprint")
+
+
+def _may_hold_relative_date(text: str) -> bool:
+    if not text.isascii():
+        return True  # case-insensitive matching folds some non-ASCII letters: search
+    lowered = text.lower()
+    return any(word in lowered for word in _RELATIVE_DATE_WORDS)
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,8 @@ class FileFacts:
     text: str
     """Whole text, normalised (BOM stripped, CRLF folded)."""
     size_bytes: int
-    age_days: int
+    age_days: int | None
+    """None skips `memory-stale` (the caller adds it with `stale_finding`)."""
     team: bool
     binary: bool = False
     not_utf8: bool = False
@@ -126,7 +137,8 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
             )
     # One search of the whole text first: a match on a line is a match in the text (line
     # ends are word boundaries too), and most files have none.
-    dated_lines = facts.text.split("\n") if _RELATIVE_DATE.search(facts.text) else []
+    dated = _may_hold_relative_date(facts.text) and _RELATIVE_DATE.search(facts.text)
+    dated_lines = facts.text.split("\n") if dated else []
     for number, line in enumerate(dated_lines, 1):
         match = _RELATIVE_DATE.search(line)
         if match:
@@ -140,7 +152,7 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
                 )
             )
     line_total = facts.text.count("\n") + (0 if facts.text.endswith("\n") else 1)
-    encoded = len(facts.text.encode("utf-8"))
+    encoded = len(facts.text) if facts.text.isascii() else len(facts.text.encode("utf-8"))
     if line_total > SURFACE_MAX_LINES or encoded > SURFACE_MAX_BYTES:
         limit = (
             f"{SURFACE_MAX_LINES} lines"
@@ -155,16 +167,20 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
                 f"recall shows only the first {limit} of this file ({line_total} lines, {encoded:,} bytes)",
             )
         )
-    if facts.age_days > STALE_AFTER_DAYS:
-        findings.append(
-            _finding(
-                path,
-                "memory-stale",
-                "info",
-                f"last changed {facts.age_days} days ago: check it still holds",
-            )
-        )
+    stale = stale_finding(path, facts.age_days) if facts.age_days is not None else None
+    if stale is not None:
+        findings.append(stale)
     return findings, seen
+
+
+def stale_finding(path: str, age_days: int) -> LintFinding | None:
+    """`memory-stale` for a file last changed over 30 days ago (the only rule that depends
+    on today's date, so a cached lint adds it afresh)."""
+    if age_days <= STALE_AFTER_DAYS:
+        return None
+    return _finding(
+        path, "memory-stale", "info", f"last changed {age_days} days ago: check it still holds"
+    )
 
 
 def _frontmatter_findings(

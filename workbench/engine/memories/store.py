@@ -62,7 +62,9 @@ from workbench.engine.memories.lint import (
     FileFacts,
     lint_and_frontmatter,
     lint_file,
+    stale_finding,
 )
+from workbench.engine.memories.listing_cache import ListingCache, Stamp, stamp_of
 from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
@@ -100,22 +102,123 @@ _M = TypeVar("_M", bound="Callable[..., Any]")
 SCOPES = ("all", "private", "team", "log")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Analysis:
-    """Everything the store derives from one file, cached by (mtime, size)."""
+    """Everything the store derives from one file, cached by its stamp (in memory, and
+    between runs by `ListingCache`)."""
 
-    mtime_ns: int
-    size: int
+    stamp: Stamp
     name: str | None
     description: str | None
     type: str | None
-    text: str
+    units: int
+    """The text's length in UTF-16 units (what the token estimate counts)."""
     binary: bool
     not_utf8: bool
     lints: tuple[LintFinding, ...]
+    """The file's findings but `memory-stale`, which depends on today (`ages` says if it
+    applies) and the team-secret ones."""
     type_location: str | None = None
     links: tuple[str, ...] = ()
     """The `[[name]]` links of the body."""
+    ages: bool = False
+    """`memory-stale` applies (a linted text file)."""
+    secret_lints: tuple[LintFinding, ...] = ()
+    mtime: str = ""
+    """The stamp's mtime as `toISOString` prints it (formatted once, not per listing)."""
+
+
+def _record(analysis: _Analysis) -> builtins.list[Any]:
+    """`analysis` as a `ListingCache` record (paths left out: the key gives them)."""
+
+    def lints(found: tuple[LintFinding, ...]) -> builtins.list[Any]:
+        return [[f.rule, f.severity, f.message, f.line] for f in found]
+
+    a = analysis
+    return [
+        list(a.stamp),
+        a.name,
+        a.description,
+        a.type,
+        a.type_location,
+        a.units,
+        a.binary,
+        a.not_utf8,
+        a.ages,
+        lints(a.lints),
+        lints(a.secret_lints),
+        list(a.links),
+        a.mtime,
+    ]
+
+
+_SEVERITIES = frozenset({"error", "warning", "info"})
+_KINDS = frozenset({None, *MEMORY_TYPES})
+_LOCATIONS = frozenset({None, "top-level", "metadata"})
+_OPTIONAL_TEXT = (str, type(None))
+
+
+def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
+    """The analysis a `ListingCache` record holds for a file with this `stamp`; None unless
+    the record is for that stamp and every field is well formed."""
+    if not isinstance(record, list) or len(record) != 13 or record[0] != list(stamp):
+        return None
+    try:
+        _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
+        lints, secret_lints, links, mtime = record[9:]
+        # A set lookup of a list raises TypeError, which makes the record None too.
+        if not (
+            isinstance(name, _OPTIONAL_TEXT)
+            and isinstance(description, _OPTIONAL_TEXT)
+            and kind in _KINDS
+            and location in _LOCATIONS
+            and type(units) is int
+            and type(binary) is bool
+            and type(not_utf8) is bool
+            and type(ages) is bool
+            and type(mtime) is str
+            and isinstance(links, list)
+            and (not links or all(isinstance(link, str) for link in links))
+        ):
+            return None
+
+        def findings(raw: object) -> tuple[LintFinding, ...]:
+            out = []
+            for rule, severity, message, line in raw:  # type: ignore[attr-defined]
+                if not (
+                    isinstance(rule, str)
+                    and severity in _SEVERITIES
+                    and isinstance(message, str)
+                    and (line is None or type(line) is int)
+                ):
+                    raise ValueError("malformed finding")
+                out.append(LintFinding(rel, rule, severity, message, line))
+            return tuple(out)
+
+        return _Analysis(
+            stamp=stamp,
+            name=name,
+            description=description,
+            type=kind,
+            units=units,
+            binary=binary,
+            not_utf8=not_utf8,
+            lints=findings(lints),
+            type_location=location,
+            links=tuple(links),
+            ages=ages,
+            secret_lints=findings(secret_lints),
+            mtime=mtime,
+        )
+    except (TypeError, ValueError):
+        return None
+
+
+def _stem(rel: str) -> str:
+    """`Path(rel).stem` without building a Path (a listing asks it of every file)."""
+    name = rel.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 def _fingerprint(data: bytes) -> str:
@@ -230,6 +333,8 @@ class MemoryStore:
         """The memory-file format of the release in use (what it reads, how new files look)."""
         self.scanner = MemoryScanner(self.root, reads_type_at=self.formats.reads_type_at)
         self._analysis: dict[str, _Analysis] = {}
+        self.use_listing_cache = True
+        """Keep analyses between runs in the engine's cache folder, when it has one."""
         self._lock = threading.Lock()
         self.now_ms: float | None = None
         """A fixed "now" for ages (tests and snapshots); None means the wall clock."""
@@ -293,21 +398,24 @@ class MemoryStore:
 
     def relative(self, path: str | os.PathLike[str]) -> str:
         # Paths the folder walk built are the folder plus clean names: cut the prefix
-        # (relpath normalises both sides, a cost a 10,000-file listing pays twice a file).
-        if isinstance(path, str) and os.sep == "/":
-            root = self.locations.memory_dir.rstrip("/")  # kept with a trailing slash
-            rest = path[len(root) + 1 :]
-            if (
-                path.startswith(root)
-                and path[len(root) : len(root) + 1] == "/"
-                and rest
-                and "//" not in rest
-                and "/." not in "/" + rest
-                and os.path.isabs(root)
-                and os.path.normpath(root) == root
-            ):
-                return rest
+        # (relpath normalises both sides, a cost a 10,000-file listing pays for each file).
+        if isinstance(path, str):
+            prefix = self._prefix
+            if prefix and path.startswith(prefix):
+                rest = path[len(prefix) :]
+                if rest and "//" not in rest and "/." not in "/" + rest:
+                    return rest
         return self.locations.relative(path)
+
+    @functools.cached_property
+    def _prefix(self) -> str | None:
+        # The memory folder with one trailing slash, when it is absolute and already normal.
+        if os.sep != "/":
+            return None
+        root = self.locations.memory_dir.rstrip("/")  # kept with a trailing slash
+        if not (os.path.isabs(root) and os.path.normpath(root) == root):
+            return None
+        return root + "/"
 
     def scope_of(self, rel: str) -> str:
         """`team`, `log` or `private` for a path relative to the memory folder."""
@@ -320,43 +428,57 @@ class MemoryStore:
 
     # --- analysis ----------------------------------------------------------------------
 
-    def _analyse(self, path: str, stat: os.stat_result) -> _Analysis:
+    def _analyse(
+        self,
+        path: str,
+        stat: os.stat_result,
+        rel: str | None = None,
+        stored: dict[str, Any] | None = None,
+    ) -> _Analysis:
+        """The file's analysis: from memory, else from `stored` (records of a
+        `ListingCache`), else read now; each only when its stamp is the file's."""
+        stamp = stamp_of(stat)
         cached = self._analysis.get(path)
-        if cached and cached.mtime_ns == stat.st_mtime_ns and cached.size == stat.st_size:
+        if cached and cached.stamp == stamp:
             return cached
+        if rel is None:
+            rel = self.relative(path)
+        record = stored.get(path) if stored else None
+        restored = _from_record(rel, record, stamp) if record is not None else None
+        if restored is not None:
+            with self._lock:
+                self._analysis[path] = restored
+            return restored
         try:
             # Lint needs only the start of a huge file: it is flagged as too large anyway.
-            data, _ = read_start(path, LARGE_FILE_BYTES + 1, known=stat)
+            data, read_stat = read_start(path, LARGE_FILE_BYTES + 1, known=stat)
         except OSError as exc:
-            finding = LintFinding(
-                self.relative(path), "file-unreadable", "error", describe(path, exc)
-            )
-            return _Analysis(
-                stat.st_mtime_ns, stat.st_size, None, None, None, "", False, False, (finding,)
-            )
+            finding = LintFinding(rel, "file-unreadable", "error", describe(path, exc))
+            return _Analysis(stamp, None, None, None, 0, False, False, (finding,))
+        # What was read is what the open file's stat describes: if it changed since the
+        # walk, the next listing sees a different stamp and reads it again.
+        stamp = stamp_of(read_stat)
         text, binary, not_utf8 = _decode(data)
-        rel = self.relative(path)
-        age_days = self._age_days(stat.st_mtime_ns / 1e6)
+        scope = self.scope_of(rel)
         facts = FileFacts(
             path=rel,
             text=text,
             size_bytes=stat.st_size,
-            age_days=age_days,
-            team=self.scope_of(rel) == "team",
+            age_days=None,  # `memory-stale` is added per listing: it depends on today
+            team=scope == "team",
             binary=binary,
             not_utf8=not_utf8,
             reads_type_at=self.formats.reads_type_at,
             claude_version=self.engine.profile.version,
         )
         seen: ParsedFrontmatter | None = None
-        if self.scope_of(rel) == "log":
-            lints: list[LintFinding] = []
+        if scope == "log":
+            lints: builtins.list[LintFinding] = []
         else:
             # The linter reads the frontmatter of the first 30 lines; the same parse names
             # the file (a file under 30 lines parses the same with one more newline).
             lints, seen = lint_and_frontmatter(facts)
-        if facts.team and not binary:
-            lints.extend(_team_secret_lints(rel, text))
+        secret_lints = _team_secret_lints(rel, text) if facts.team and not binary else []
         if seen is None and not binary:
             seen = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
         data_fm = seen.data if seen else {}
@@ -364,12 +486,11 @@ class MemoryStore:
         description = data_fm.get("description") or None
         stated = read_type(data_fm)
         analysis = _Analysis(
-            mtime_ns=stat.st_mtime_ns,
-            size=stat.st_size,
+            stamp=stamp,
             name=str(name) if name else None,
             description=str(description) if description else None,
             type=stated.type,
-            text=text,
+            units=js_len(text),
             binary=binary,
             not_utf8=not_utf8,
             lints=tuple(lints),
@@ -377,6 +498,9 @@ class MemoryStore:
             links=tuple(body_links(text[seen.body_offset :] if seen and seen.present else text))
             if not binary
             else (),
+            ages=scope != "log" and not binary,
+            secret_lints=tuple(secret_lints),
+            mtime=js_iso(stamp[3] / 1e6),
         )
         with self._lock:
             self._analysis[path] = analysis
@@ -386,26 +510,40 @@ class MemoryStore:
         # memoryAgeDays: whole days, never negative.
         return max(0, math.floor((self._now_ms() - mtime_ms) / DAY_MS))
 
-    def _entry(self, path: str, stat: os.stat_result, indexed: set[str]) -> MemoryEntry:
-        analysis = self._analyse(path, stat)
-        rel = self.relative(path)
+    def _entry(
+        self,
+        path: str,
+        stat: os.stat_result,
+        indexed: set[str],
+        rel: str | None = None,
+        analysis: _Analysis | None = None,
+    ) -> MemoryEntry:
+        if rel is None:
+            rel = self.relative(path)
+        if analysis is None:
+            analysis = self._analyse(path, stat, rel)
         mtime_ms = stat.st_mtime_ns / 1e6
+        age_days = self._age_days(mtime_ms)
+        lints = analysis.lints
+        stale = stale_finding(rel, age_days) if analysis.ages else None
+        if stale is not None:
+            lints += (stale,)
         return MemoryEntry(
             path=rel,
             abs_path=path,
-            name=analysis.name or Path(rel).stem,
+            name=analysis.name or _stem(rel),
             description=analysis.description,
             type=analysis.type,
             scope=self.scope_of(rel),  # type: ignore[arg-type]
             mtime_ms=mtime_ms,
-            mtime=js_iso(mtime_ms),
-            age_days=self._age_days(mtime_ms),
+            mtime=analysis.mtime
+            if analysis.mtime and analysis.stamp[3] == stat.st_mtime_ns
+            else js_iso(mtime_ms),
+            age_days=age_days,
             size_bytes=stat.st_size,
-            tokens=js_round(js_len(analysis.text) / 4)
-            if analysis.text
-            else js_round(stat.st_size / 4),
+            tokens=js_round(analysis.units / 4) if analysis.units else js_round(stat.st_size / 4),
             indexed=rel in indexed,
-            lints=analysis.lints,
+            lints=lints + analysis.secret_lints,
             type_format=analysis.type_location,
         )
 
@@ -417,22 +555,64 @@ class MemoryStore:
         if scope not in SCOPES:
             raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
         indexed = self._indexed_paths()
-        everything = [
-            self._entry(path, stat, indexed) for path, stat in iter_memory_paths(self.root)
-        ]
-        everything = self._with_link_lints(everything)
+        cache = self._listing_cache()
+        stored = cache.load() if cache is not None else None
+        rows = []
+        for path, stat in iter_memory_paths(self.root):
+            rel = self.relative(path)
+            rows.append((path, stat, rel, self._analyse(path, stat, rel, stored)))
+        if cache is not None and stored is not None:
+            self._save_listing_cache(cache, stored, rows)
+        everything = [self._entry(p, st, indexed, rel, a) for p, st, rel, a in rows]
+        everything = self._with_link_lints(everything, [row[3] for row in rows])
         entries = [e for e in everything if scope == "all" or e.scope == scope]
         entries.sort(key=lambda e: e.mtime_ms, reverse=True)
         return entries
 
-    def _with_link_lints(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
+    def _listing_cache(self) -> ListingCache | None:
+        """The between-runs cache of this folder's analyses (None when there is none)."""
+        folder = self.engine.versions.cache_dir if self.use_listing_cache else None
+        if folder is None:
+            return None
+        rules = [list(self.formats.reads_type_at), self.engine.profile.version]
+        return ListingCache(folder, str(self.root), rules)
+
+    def _save_listing_cache(
+        self,
+        cache: ListingCache,
+        stored: dict[str, Any],
+        rows: builtins.list[tuple[str, os.stat_result, str, _Analysis]],
+    ) -> None:
+        """Store what this listing read, when it read anything or a file has gone."""
+        keep = [
+            (path, analysis)
+            for path, stat, _, analysis in rows
+            # Read without error, unchanged since the walk, and not racily new.
+            if self._analysis.get(path) is analysis
+            and analysis.stamp == stamp_of(stat)
+            and cache.trusted(analysis.stamp)
+        ]
+        if len(keep) == len(stored) and all(
+            isinstance(old := stored.get(path), list) and old[:1] == [list(analysis.stamp)]
+            for path, analysis in keep
+        ):
+            return  # what is on disk already
+        cache.save({path: _record(analysis) for path, analysis in keep})
+
+    def _with_link_lints(
+        self,
+        entries: builtins.list[MemoryEntry],
+        analyses: builtins.list[_Analysis] | None = None,
+    ) -> builtins.list[MemoryEntry]:
         """Add a `memory-dangling-link` finding for each `[[name]]` no memory answers to."""
+        if analyses is None:
+            analyses = [self._analysis_of(entry) for entry in entries]
         known: set[str] = set()
-        for entry in entries:
-            known |= link_keys(self._analysis_of(entry).name, Path(entry.path).stem)
+        for entry, analysis in zip(entries, analyses, strict=True):
+            known |= link_keys(analysis.name, _stem(entry.path))
         out = []
-        for entry in entries:
-            missing = [link for link in self._analysis_of(entry).links if link not in known]
+        for entry, analysis in zip(entries, analyses, strict=True):
+            missing = [link for link in analysis.links if link not in known]
             if missing:
                 extra = tuple(
                     LintFinding(
