@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.thresholds import GlobalConfig, Thresholds, compute_thresholds
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.records import Record
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -37,8 +37,7 @@ if TYPE_CHECKING:
 _MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
 
 
-@dataclass(frozen=True)
-class StatusLine:
+class StatusLine(Record):
     """One status line: the text, its figures, and the gauge reading when one was made."""
 
     line: str
@@ -52,8 +51,7 @@ class StatusLine:
         return data
 
 
-@dataclass(frozen=True)
-class TokenMeasurements:
+class TokenMeasurements(Record):
     """The same messages counted three ways, side by side."""
 
     messages: int

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from workbench.engine.context.thresholds import Thresholds, TokenWarningState, token_warning_state
 from workbench.engine.errors import UserInputError
+from workbench.engine.records import Record
 
 FIELDS: dict[str, str] = {
     "model": "the model's display name (else its id)",
@@ -67,8 +67,7 @@ def short_tokens(value: int) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
-class PayloadFigures:
+class PayloadFigures(Record):
     """What the status-line payload itself says about the context."""
 
     model_id: str | None
@@ -123,8 +122,7 @@ def read_payload(payload: Mapping[str, Any]) -> PayloadFigures:
     )
 
 
-@dataclass(frozen=True)
-class StatusFigures:
+class StatusFigures(Record):
     """Everything one status line can show."""
 
     model: str

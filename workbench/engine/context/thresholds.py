@@ -7,7 +7,6 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from workbench.engine.envflags import is_truthy, positive_int
 from workbench.engine.jsutil import js_round
 from workbench.engine.profiles import BehaviourProfile, newest_profile
 from workbench.engine.profiles.rules import CompactWindowRules
+from workbench.engine.records import Record, as_dict, replace
 from workbench.engine.userfiles import SETTINGS_LIMIT, JsonInputError, load_json, read_bytes
 
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000
@@ -42,8 +42,7 @@ def parse_js_float(raw: str | None) -> float | None:
     return float(match.group(1)) if match else None
 
 
-@dataclass(frozen=True)
-class GlobalConfig:
+class GlobalConfig(Record):
     """The parts of Claude Code's global config file that affect the gauge."""
 
     path: str | None
@@ -83,8 +82,7 @@ def load_global_config(env: Mapping[str, str], config_home: str) -> GlobalConfig
     )
 
 
-@dataclass(frozen=True)
-class EnvOverride:
+class EnvOverride(Record):
     """One environment variable that changed (or tried to change) the ladder."""
 
     name: str
@@ -97,8 +95,7 @@ NO_THRESHOLD = "no-threshold-for-model"
 """`auto_compact_disabled_by` when the release never compacts the model by threshold."""
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(Record):
     """Every rung of the ladder for one model and environment, under one release's rules."""
 
     model: str
@@ -160,7 +157,7 @@ class Thresholds:
             "model_known_from": self.model_known_from,
             "estimate_padding": self.estimate_padding,
             "notes": list(self.notes),
-            "overrides": [asdict(o) for o in self.overrides],
+            "overrides": [as_dict(o) for o in self.overrides],
         }
 
     def thresholds_json(self) -> dict[str, int | None]:
@@ -419,8 +416,7 @@ def _notes(
     return notes
 
 
-@dataclass(frozen=True)
-class TokenWarningState:
+class TokenWarningState(Record):
     """`calculateTokenWarningState` for one token count, plus the label Claude Code shows."""
 
     used: int
@@ -433,7 +429,7 @@ class TokenWarningState:
     """The text Claude Code's footer shows, or None when it shows nothing."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return as_dict(self)
 
 
 def token_warning_state(
@@ -467,8 +463,7 @@ def token_warning_state(
 # --- shouldAutoCompact and the circuit breaker ----------------------------------------------
 
 
-@dataclass(frozen=True)
-class AutoCompactTracking:
+class AutoCompactTracking(Record):
     """The per-session state `autoCompactIfNeeded` threads through the query loop."""
 
     compacted: bool = False
@@ -490,15 +485,14 @@ class AutoCompactTracking:
         return replace(self, turn_counter=self.turn_counter + 1)
 
 
-@dataclass(frozen=True)
-class AutoCompactDecision:
+class AutoCompactDecision(Record):
     """Whether auto-compaction would run now, and the reason in our words."""
 
     fire: bool
     reason: str
     tokens: int
     threshold: int
-    guards: tuple[str, ...] = field(default_factory=tuple)
+    guards: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
