@@ -10,7 +10,6 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import functools
-import hashlib
 import math
 import os
 import re
@@ -119,6 +118,8 @@ class _Analysis:
 
 
 def _fingerprint(data: bytes) -> str:
+    import hashlib  # here: loading OpenSSL is 4 ms the index report (SessionStart) never needs
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -222,8 +223,7 @@ class MemoryStore:
 
     def __init__(self, engine: Engine, history: History | None = None) -> None:
         self.engine = engine
-        self.history = engine.history if history is None else history
-        """Where every change is recorded (the facade passes its own)."""
+        self._history = history
         self.locations = engine.locations
         self.root = Path(engine.locations.memory_dir)
         self.formats = engine.profile.memory_files
@@ -235,6 +235,14 @@ class MemoryStore:
         """A fixed "now" for ages (tests and snapshots); None means the wall clock."""
         self._warm_thread: threading.Thread | None = None
         self._warm_view: WarmView | None = None
+
+    @property
+    def history(self) -> History:
+        """Where every change is recorded (the engine's own unless one was passed); opened on
+        first use, so reading the index (the SessionStart hook) never loads it."""
+        if self._history is None:
+            self._history = self.engine.history
+        return self._history
 
     # --- warming -----------------------------------------------------------------------
 
