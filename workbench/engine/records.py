@@ -26,6 +26,8 @@ class Record:
 
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, Any]] = {}
+    _field_set: ClassVar[frozenset[str]] = frozenset()
+    _post_init: ClassVar[bool] = False
 
     def __init_subclass__(cls, *, eq: bool = True, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -44,31 +46,32 @@ class Record:
             elif defaults and name not in defaults:
                 raise TypeError(f"{cls.__name__}.{name}: a field without a default follows one")
         cls._fields = tuple(names)
+        cls._field_set = frozenset(names)
         cls._defaults = defaults
+        cls._post_init = hasattr(cls, "__post_init__")
         if not eq:
             cls.__eq__ = object.__eq__  # type: ignore[method-assign]
             cls.__hash__ = object.__hash__  # type: ignore[method-assign]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        fields = self._fields
-        if len(args) > len(fields):
-            raise TypeError(f"{type(self).__name__}() takes {len(fields)} fields")
-        values = dict(zip(fields, args, strict=False))
-        for name, value in kwargs.items():
-            if name not in fields or name in values:
-                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated {name!r}")
-            values[name] = value
+        cls = type(self)
+        fields = cls._fields
         state = self.__dict__
-        for name in fields:
-            if name in values:
-                state[name] = values[name]
-            elif name in self._defaults:
-                state[name] = self._defaults[name]
-            else:
-                raise TypeError(f"{type(self).__name__}() missing field {name!r}")
-        post_init = getattr(self, "__post_init__", None)
-        if post_init is not None:
-            post_init()
+        state.update(cls._defaults)
+        if args:
+            if len(args) > len(fields):
+                raise TypeError(f"{cls.__name__}() takes {len(fields)} fields")
+            state.update(zip(fields, args, strict=False))
+            if kwargs and not kwargs.keys().isdisjoint(fields[: len(args)]):
+                raise TypeError(f"{cls.__name__}() got a field twice")
+        state.update(kwargs)
+        # Dict updates and a set test, no loop: records are built in loops (a turn, a file).
+        if len(state) != len(fields) or (kwargs and not kwargs.keys() <= cls._field_set):
+            unknown = sorted(kwargs.keys() - cls._field_set)
+            missing = [name for name in fields if name not in state]
+            raise TypeError(f"{cls.__name__}(): unknown fields {unknown}, missing {missing}")
+        if cls._post_init:
+            self.__post_init__()  # type: ignore[attr-defined]
 
     def _values(self) -> tuple[Any, ...]:
         state = self.__dict__

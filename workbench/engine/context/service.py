@@ -3,8 +3,8 @@ for one project, with paths and environment taken from the engine."""
 
 from __future__ import annotations
 
+import _thread  # threading.Lock itself, without importing threading (the status line)
 import os
-import threading
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
@@ -83,7 +83,7 @@ class ContextService:
         self._sessions: dict[str, tuple[tuple[int, int], SessionInfo]] = {}
         # One session model at a time, shared by every caller (panes read it in threads).
         self._model: SessionModel | None = None
-        self._model_lock = threading.Lock()
+        self._model_lock = _thread.allocate_lock()
 
     # --- configuration --------------------------------------------------------------------
 

@@ -28,7 +28,9 @@ ERROR_THRESHOLD_BUFFER_TOKENS = 20_000
 MANUAL_COMPACT_BUFFER_TOKENS = 3_000
 MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES = 3
 
-_JS_FLOAT = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+# Patterns, compiled (and cached by `re`) on first use: only a set variable is parsed, and
+# compiling at import was a millisecond of every status line.
+_JS_FLOAT = r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
 
 
 def parse_js_float(raw: str | None) -> float | None:
@@ -38,7 +40,7 @@ def parse_js_float(raw: str | None) -> float | None:
     text = raw.strip()
     if text.lstrip("+-").startswith("Infinity"):
         return -math.inf if text.startswith("-") else math.inf
-    match = _JS_FLOAT.match(text)
+    match = re.match(_JS_FLOAT, text)
     return float(match.group(1)) if match else None
 
 
@@ -180,7 +182,7 @@ def auto_compact_disabled_by(env: Mapping[str, str], config: GlobalConfig | None
     return None
 
 
-_SUFFIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+_SUFFIXED = r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$"
 _SUFFIX_SCALE = {"": 1, "k": 1_000, "m": 1_000_000}
 
 
@@ -194,7 +196,7 @@ def parse_compact_window(raw: str | None, rules: CompactWindowRules) -> tuple[in
         if value is None:
             return None, "invalid, ignored"
         return value, "" if raw.strip() == str(value) else f"parseInt reads {raw!r} as {value:,}"
-    match = _SUFFIXED.match(raw)
+    match = re.match(_SUFFIXED, raw)
     if not match:
         return None, "invalid, ignored"
     value = int(float(match.group(1)) * _SUFFIX_SCALE[match.group(2).lower()])

@@ -9,9 +9,9 @@ newest profile. Every answer says where it came from.
 
 from __future__ import annotations
 
+import _thread  # threading.Lock itself, without importing threading (the status line)
 import json
 import os
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -165,7 +165,7 @@ class VersionResolver:
         self.ask_cli = ask_cli
         """False: never run `claude --version` until `refresh` (the app asks in a worker)."""
         self._default: ResolvedVersion | None = None
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def _explicit(self) -> ResolvedVersion | None:
         if self.request.is_auto:
