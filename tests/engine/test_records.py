@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cached_property
 
 import pytest
@@ -77,6 +78,11 @@ def test_declarations_dataclasses_refuse_are_refused():
 
         class Shared(Record):
             items: list[int] = []  # noqa: RUF012
+
+    with pytest.raises(TypeError, match="field"):
+
+        class Merged(Record):
+            items: tuple[int, ...] = dataclasses.field(default_factory=tuple)
 
     with pytest.raises(TypeError, match="without a default"):
 

@@ -45,6 +45,8 @@ class Record:
                 value = cls.__dict__[name]
                 if isinstance(value, (list, dict, set)):
                     raise TypeError(f"{cls.__name__}.{name}: a mutable default is shared")
+                if type(value).__module__ == "dataclasses":  # field(...): say so, not misread it
+                    raise TypeError(f"{cls.__name__}.{name}: dataclasses.field() in a Record")
                 defaults[name] = value
             elif defaults and name not in defaults:
                 raise TypeError(f"{cls.__name__}.{name}: a field without a default follows one")
