@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from workbench.engine.memories.models import MemoryDocument, MemoryEntry
+from workbench.engine.records import replace
 from workbench.ui.editing import compose_edit, editable_from
 
 

@@ -6,15 +6,15 @@ fields); nothing here does I/O.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
+
+from workbench.engine.records import Record, as_dict
 
 Severity = Literal["error", "warning", "info"]
 Scope = Literal["private", "team", "log"]
 
 
-@dataclass(frozen=True)
-class LintFinding:
+class LintFinding(Record):
     """One problem found in a memory file or the index."""
 
     path: str
@@ -34,8 +34,7 @@ class LintFinding:
         }
 
 
-@dataclass(frozen=True)
-class MemoryEntry:
+class MemoryEntry(Record):
     """One memory file as the tree and `workbench ls` show it."""
 
     path: str
@@ -76,8 +75,7 @@ class MemoryEntry:
         }
 
 
-@dataclass(frozen=True)
-class MemoryDocument:
+class MemoryDocument(Record):
     """A whole memory file, ready to view or edit."""
 
     entry: MemoryEntry
@@ -104,8 +102,7 @@ class MemoryDocument:
         }
 
 
-@dataclass(frozen=True)
-class IndexEntry:
+class IndexEntry(Record):
     """One line of MEMORY.md."""
 
     line: int
@@ -143,19 +140,17 @@ class IndexEntry:
         }
 
 
-@dataclass(frozen=True)
-class Headroom:
+class Headroom(Record):
     """How far the index is from its limits; negative when over."""
 
     lines: int
     length: int
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return as_dict(self)
 
 
-@dataclass(frozen=True)
-class IndexReport:
+class IndexReport(Record):
     """The load report for one MEMORY.md: what Claude Code keeps and what falls off."""
 
     path: str
@@ -187,9 +182,8 @@ class IndexReport:
     is then empty, so the rest of the folder still lists and lints."""
 
     def to_json(self) -> dict[str, Any]:
-        # Not `asdict(self)`: it would deep-copy every entry only to have them replaced.
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["headroom"] = asdict(self.headroom)
+        data = as_dict(self)
+        data["headroom"] = self.headroom.to_json()
         data["entries"] = [entry.to_json() for entry in self.entries]
         data["dangling"] = list(self.dangling)
         data["orphans"] = list(self.orphans)
@@ -197,8 +191,7 @@ class IndexReport:
         return data
 
 
-@dataclass(frozen=True)
-class IndexProjection:
+class IndexProjection(Record):
     """What a save would do to the index: "puts the index at 203/200 lines; 3 entries drop"."""
 
     line_count_before: int
@@ -212,11 +205,13 @@ class IndexProjection:
     message: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return as_dict(self) | {
+            "headroom_before": self.headroom_before.to_json(),
+            "headroom_after": self.headroom_after.to_json(),
+        }
 
 
-@dataclass(frozen=True)
-class SaveResult:
+class SaveResult(Record):
     """The outcome of a two-step save."""
 
     path: str
@@ -246,8 +241,7 @@ class SaveResult:
         }
 
 
-@dataclass(frozen=True)
-class RemoveResult:
+class RemoveResult(Record):
     """The outcome of deleting a memory and its index lines."""
 
     removed: str
@@ -262,8 +256,7 @@ class RemoveResult:
         }
 
 
-@dataclass(frozen=True)
-class RenameResult:
+class RenameResult(Record):
     """The outcome of renaming a memory and re-pointing index links."""
 
     old_path: str
@@ -272,23 +265,21 @@ class RenameResult:
     history_ids: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self) | {"history_ids": list(self.history_ids)}
+        return as_dict(self) | {"history_ids": list(self.history_ids)}
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(Record):
     """The manifest recall sends: newest first, at most 200 lines."""
 
     text: str
     count: int
-    files: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    files: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "count": self.count, "files": list(self.files)}
 
 
-@dataclass(frozen=True)
-class DraftForm:
+class DraftForm(Record):
     """The fields of the editor's form (absent when the whole file is edited as text)."""
 
     memory_type: str | None
@@ -298,8 +289,7 @@ class DraftForm:
     """The file name asked for (new memories only; None: derived from the name)."""
 
 
-@dataclass(frozen=True)
-class DraftCheck:
+class DraftCheck(Record):
     """What is wrong with a memory being written, before it is saved, and what saving a new
     one would do to the index's headroom."""
 

@@ -8,14 +8,12 @@ first. A save is Claude Code's two-step save: the file, then its one-line index 
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import functools
 import math
 import os
 import re
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any
@@ -76,6 +74,8 @@ from workbench.engine.memories.models import (
     SaveResult,
 )
 from workbench.engine.memories.scan import MemoryScanner, format_manifest, iter_memory_paths
+from workbench.engine.records import Record
+from workbench.engine.records import replace as with_changes
 from workbench.engine.userfiles import (
     INDEX_LIMIT,
     MEMORY_FILE_LIMIT,
@@ -102,8 +102,7 @@ DAY_MS = 86_400_000
 SCOPES = ("all", "private", "team", "log")
 
 
-@dataclass(frozen=True)
-class _Analysis:
+class _Analysis(Record):
     """Everything the store derives from one file, cached by (mtime, size)."""
 
     mtime_ns: int
@@ -188,8 +187,7 @@ def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
     return None
 
 
-@dataclass(frozen=True)
-class IndexFixPlan:
+class IndexFixPlan(Record):
     """One bulk fix of an index, planned: the text before and after (nothing written yet)."""
 
     kind: str
@@ -210,8 +208,7 @@ class IndexFixPlan:
         return f"{what} {self.count} {noun}{'s' if self.count != 1 else ''}"
 
 
-@dataclass(frozen=True)
-class WarmView:
+class WarmView(Record):
     """Everything a front end shows first, prepared by `MemoryStore.warm_up`."""
 
     entries: tuple[MemoryEntry, ...]
@@ -454,7 +451,7 @@ class MemoryStore:
                     )
                     for link in missing
                 )
-                entry = dataclasses.replace(entry, lints=entry.lints + extra)
+                entry = with_changes(entry, lints=entry.lints + extra)
             out.append(entry)
         return out
 
