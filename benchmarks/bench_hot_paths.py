@@ -7,10 +7,13 @@ for), with the median CPU time beside it (barely moved by a busy machine) and th
 Bytecode is compiled first: an installed workbench has it, and PYTHONDONTWRITEBYTECODE would
 otherwise make every run compile the changed modules again.
 
-    python benchmarks/bench_hot_paths.py [--runs N] [--tree DIR]
+    python benchmarks/bench_hot_paths.py [--runs N] [--tree DIR] [--against DIR] [--big]
 
 `--tree DIR` measures another checkout (e.g. an export of the commit before a change) with
-this interpreter, for before/after figures.
+this interpreter; `--against DIR` measures it too, in the same interleaved loop, and adds the
+before/after ratio of each median (the fairest comparison on a shared machine). The status line
+runs on both payload shapes: with Claude Code's `context_window` figures, and with only a
+transcript (a small one; with `--big`, also the generated 100 MB one, read from its end).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import REPO, line  # noqa: E402
+from benchmarks.gen_transcript import ensure, generate  # noqa: E402
 
 
 def _run(argv: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -44,9 +48,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--tree", type=Path, default=REPO, help="the checkout to measure")
+    parser.add_argument("--against", type=Path, default=None, help="a checkout to compare with")
+    parser.add_argument("--big", action="store_true", help="also a 100 MB transcript")
     args = parser.parse_args()
-    tree = args.tree.resolve()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "workbench")], check=True)
+    trees = [args.tree.resolve()] + ([args.against.resolve()] if args.against else [])
+    for tree in trees:
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(tree / "workbench")], check=True
+        )
     with tempfile.TemporaryDirectory(prefix="wb-bench-hot-") as folder:
         base = Path(folder)
         project = base / "project"
@@ -56,7 +65,6 @@ def main() -> int:
             "HOME": str(base / "home"),
             "CLAUDE_CONFIG_DIR": str(base / "claude"),
             "WORKBENCH_HOME": str(base / "workbench"),
-            "PYTHONPATH": str(tree),
             "NO_COLOR": "1",
         }
         env.pop("WORKBENCH_CONFIG", None)
@@ -70,51 +78,81 @@ def main() -> int:
             )
             lines.append(f"- [Note {i}](note_{i}.md) — note {i}\n")
         (memory / "MEMORY.md").write_text("".join(lines))
+        transcripts = {"small": generate(project / "small.jsonl", mb=0.05, seed=3, images=False)}
+        if args.big:
+            transcripts["100 MB"] = ensure(100)
         status = {
             "session_id": "bench",
             "cwd": str(project),
             "model": {"id": "claude-sonnet-4-6", "display_name": "Sonnet 4.6"},
             "workspace": {"current_dir": str(project)},
-            "context_window": {
-                "context_window_size": 200_000,
-                "current_usage": {
-                    "input_tokens": 3,
-                    "output_tokens": 500,
-                    "cache_creation_input_tokens": 2_000,
-                    "cache_read_input_tokens": 90_000,
-                },
+        }
+        figures = {
+            "context_window_size": 200_000,
+            "current_usage": {
+                "input_tokens": 3,
+                "output_tokens": 500,
+                "cache_creation_input_tokens": 2_000,
+                "cache_read_input_tokens": 90_000,
             },
         }
         start = {"session_id": "bench", "cwd": str(project), "hook_event_name": "SessionStart"}
         py = sys.executable
-        cases = {
-            "bare": ([py, "-c", "pass"], ""),
-            "statusline": ([py, "-m", "workbench", "statusline"], json.dumps(status)),
-            "hook SessionStart": (
-                [py, "-m", "workbench", "hook", "SessionStart"],
-                json.dumps({**start, "source": "startup"}),
-            ),
+        commands: dict[str, tuple[list[str], str]] = {
+            "statusline": (["statusline"], json.dumps({**status, "context_window": figures})),
         }
-        walls: dict[str, list[float]] = {name: [] for name in cases}
-        cpus: dict[str, list[float]] = {name: [] for name in cases}
-        for argv, stdin in cases.values():  # warm the file cache
-            _run(argv, stdin, tree, env)
+        for size, transcript in transcripts.items():
+            commands[f"statusline, {size} transcript only"] = (
+                ["statusline"],
+                json.dumps({**status, "transcript_path": str(transcript)}),
+            )
+        commands["hook SessionStart"] = (
+            ["hook", "SessionStart"],
+            json.dumps({**start, "source": "startup"}),
+        )
+        # (tree or None for bare python, argv, stdin), keyed by (tree index, name)
+        cases: dict[tuple[int, str], tuple[Path | None, list[str], str]] = {
+            (-1, "bare"): (None, [py, "-c", "pass"], "")
+        }
+        for index, tree in enumerate(trees):
+            for name, (words, stdin) in commands.items():
+                cases[(index, name)] = (tree, [py, "-m", "workbench", *words], stdin)
+        walls: dict[tuple[int, str], list[float]] = {key: [] for key in cases}
+        cpus: dict[tuple[int, str], list[float]] = {key: [] for key in cases}
+
+        def run(key: tuple[int, str]) -> tuple[float, float]:
+            tree, argv, stdin = cases[key]
+            where = tree or REPO
+            return _run(argv, stdin, where, {**env, "PYTHONPATH": str(where)})
+
+        for key in cases:  # warm the file cache
+            run(key)
         for _ in range(args.runs):
-            for name, (argv, stdin) in cases.items():
-                wall, cpu = _run(argv, stdin, tree, env)
-                walls[name].append(wall)
-                cpus[name].append(cpu)
-    floor = statistics.median(walls["bare"])
-    floor_cpu = statistics.median(cpus["bare"])
-    where = "" if tree == REPO else f" ({tree.name})"
-    for name in cases:
-        wall = statistics.median(walls[name])
-        cpu = statistics.median(cpus[name])
-        extra = f"(CPU {cpu * 1000:.0f} ms; median of {args.runs})"
-        if name != "bare":
+            for key in cases:
+                wall, cpu = run(key)
+                walls[key].append(wall)
+                cpus[key].append(cpu)
+    floor = statistics.median(walls[(-1, "bare")])
+    floor_cpu = statistics.median(cpus[(-1, "bare")])
+    line(
+        "hot paths: bare, whole process",
+        f"{floor * 1000:.0f} ms",
+        extra=f"(CPU {floor_cpu * 1000:.0f} ms; median of {args.runs})",
+    )
+    for index, tree in enumerate(trees):
+        where = "" if tree == REPO else f" ({tree.name})"
+        for name in commands:
+            wall = statistics.median(walls[(index, name)])
+            cpu = statistics.median(cpus[(index, name)])
+            extra = f"(CPU {cpu * 1000:.0f} ms; median of {args.runs})"
             extra += f", {wall / floor:.1f}x bare python wall, {cpu / floor_cpu:.1f}x its CPU"
-        bar = "< 100 ms" if name == "statusline" else ""
-        line(f"hot paths{where}: {name}, whole process", f"{wall * 1000:.0f} ms", bar, extra)
+            if index > 0:
+                now_wall = statistics.median(walls[(0, name)])
+                now_cpu = statistics.median(cpus[(0, name)])
+                extra += f"; {trees[0].name} takes {now_wall / wall:.2f}x its wall"
+                extra += f", {now_cpu / cpu:.2f}x its CPU"
+            bar = "< 100 ms" if name.startswith("statusline") else ""
+            line(f"hot paths{where}: {name}, whole process", f"{wall * 1000:.0f} ms", bar, extra)
     return 0
 
 

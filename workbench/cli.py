@@ -7,19 +7,16 @@ Commands live in `workbench/commands/`, one module per area, each exposing
 
 from __future__ import annotations
 
-import argparse
 import gc
-import importlib
 import sys
-from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
-from workbench import __version__
-from workbench.commands.common import (
-    ExitCode,
-    WorkbenchArgumentParser,
-    add_common_options,
-    fail,
-)
+from workbench.commands.common import ExitCode, fail
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 FRONT_MODULE = "workbench.commands.front"
 COMMAND_MODULES = (
@@ -72,27 +69,32 @@ def first_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
+def fast_args(argv: Sequence[str]) -> SimpleNamespace | None:
     """The command lines `workbench integrate` writes into Claude Code's settings, parsed
     without building a parser (`statusline`, `hook EVENT`); None for anything else.
 
-    They run on every prompt refresh and session event, and building argparse's parsers
-    (with the help formatter's imports) was a fifth of the status line's start-up."""
+    They run on every prompt refresh and session event, and argparse (its import and its
+    parsers) was a fifth of the status line's start-up. The namespace has the attributes
+    argparse would give; handlers read only those."""
     if list(argv) == ["statusline"]:
         from workbench.commands.context import STATUSLINE_DEFAULTS, run_statusline
 
-        return argparse.Namespace(
-            command="statusline", handler=run_statusline, **STATUSLINE_DEFAULTS
-        )
+        return SimpleNamespace(command="statusline", handler=run_statusline, **STATUSLINE_DEFAULTS)
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
         from workbench.commands.live import HOOK_DEFAULTS, run_hook
 
-        return argparse.Namespace(command="hook", event=argv[1], handler=run_hook, **HOOK_DEFAULTS)
+        return SimpleNamespace(command="hook", event=argv[1], handler=run_hook, **HOOK_DEFAULTS)
     return None
 
 
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     """The parser with the commands of `modules` (all of them by default)."""
+    import importlib
+
+    from workbench import __version__
+    from workbench.commands.common import add_common_options
+    from workbench.commands.parsing import WorkbenchArgumentParser
+
     common = WorkbenchArgumentParser(add_help=False)
     add_common_options(common)
     parser = WorkbenchArgumentParser(

@@ -25,6 +25,15 @@ NOT_ON_HOT_PATHS = ("platformdirs", "subprocess", "shutil", "datetime", "decimal
 """Each costs milliseconds to import and none is needed to answer a status line or a
 SessionStart hook (they load when a command really uses them)."""
 
+NEVER_ON_HOT_PATHS = ("argparse", "textual", "rich", "anthropic", "tiktoken")
+"""No parser is built for the command lines Claude Code runs (`cli.fast_args`), and neither
+front end nor an API client is used to answer them."""
+
+NO_DATACLASSES = ("dataclasses", "inspect")
+"""The records of the status line's and the SessionStart hook's modules are
+`workbench.engine.records.Record`s: `dataclasses` compiles each class's methods when it is
+created and imports `inspect` (with ast, dis and tokenize)."""
+
 
 @pytest.mark.parametrize(
     "argv", [["statusline"], ["hook", "SessionStart"], ["hook", "PreCompact"], ["hook", "Nope"]]
@@ -79,6 +88,15 @@ def _imported(argv: list[str], payload: dict, tmp_path: Path) -> set[str]:
     return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr, re.M))
 
 
+def test_the_engine_package_does_not_load_the_facade_with_its_errors():
+    code = "import sys, workbench.engine.errors; print('workbench.engine.engine' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.stdout.strip() == "False", done.stderr[-2000:]
+    code = "from workbench.engine import Engine; print(Engine.__module__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.stdout.strip() == "workbench.engine.engine", done.stderr[-2000:]
+
+
 def _top_level(modules: set[str]) -> set[str]:
     return {name.split(".")[0] for name in modules}
 
@@ -95,12 +113,33 @@ def test_the_status_line_loads_no_parser_and_nothing_it_does_not_use(tmp_path):
         },
     }
     loaded = _imported(["statusline"], payload, tmp_path)
-    assert _top_level(loaded).isdisjoint(NOT_ON_HOT_PATHS), sorted(
-        _top_level(loaded) & set(NOT_ON_HOT_PATHS)
-    )
+    unwanted = {*NOT_ON_HOT_PATHS, *NEVER_ON_HOT_PATHS, *NO_DATACLASSES}
+    assert _top_level(loaded).isdisjoint(unwanted), sorted(_top_level(loaded) & unwanted)
     # Only the context commands' module: no other command area is imported.
     commands = {m for m in loaded if m.startswith("workbench.commands.")}
     assert commands == {"workbench.commands.common", "workbench.commands.context"}
+
+
+def test_the_status_line_from_a_transcript_builds_no_parser(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    transcript = project / "session.jsonl"
+    usage = {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 2_000}
+    record = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "session",
+        "message": {"role": "assistant", "model": "claude-sonnet-4-6", "usage": usage},
+    }
+    transcript.write_text(json.dumps(record) + "\n")
+    payload = {
+        "cwd": str(project),
+        "transcript_path": str(transcript),
+        "model": "claude-sonnet-4-6",
+    }
+    loaded = _imported(["statusline"], payload, tmp_path)
+    unwanted = {*NOT_ON_HOT_PATHS, *NEVER_ON_HOT_PATHS}
+    assert _top_level(loaded).isdisjoint(unwanted), sorted(_top_level(loaded) & unwanted)
 
 
 def test_the_session_start_hook_loads_nothing_it_does_not_use(tmp_path):
@@ -113,8 +152,7 @@ def test_the_session_start_hook_loads_nothing_it_does_not_use(tmp_path):
         "source": "startup",
     }
     loaded = _imported(["hook", "SessionStart"], payload, tmp_path)
-    assert _top_level(loaded).isdisjoint(NOT_ON_HOT_PATHS), sorted(
-        _top_level(loaded) & set(NOT_ON_HOT_PATHS)
-    )
+    unwanted = {*NOT_ON_HOT_PATHS, *NEVER_ON_HOT_PATHS, *NO_DATACLASSES}
+    assert _top_level(loaded).isdisjoint(unwanted), sorted(_top_level(loaded) & unwanted)
     commands = {m for m in loaded if m.startswith("workbench.commands.")}
     assert commands == {"workbench.commands.common", "workbench.commands.live"}

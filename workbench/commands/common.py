@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Callable
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import UserInputError, WorkbenchError
 
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
     from rich.console import Console
@@ -44,6 +44,8 @@ _PATH_OPTIONS = (
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """The options every command accepts. Defaults are filled in by `option()`."""
+    import argparse  # here: the status line and the hooks build no parser (see cli.fast_args)
+
     group = parser.add_argument_group("common options")
     for flag, metavar, help_text in _PATH_OPTIONS:
         group.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=help_text)
@@ -83,13 +85,6 @@ def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
 
 def wants_json(args: argparse.Namespace) -> bool:
     return bool(option(args, "json", False))
-
-
-class WorkbenchArgumentParser(argparse.ArgumentParser):
-    """argparse with a one-line error (the usage text is one `--help` away)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def check_explicit_paths(args: argparse.Namespace) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
@@ -27,6 +26,8 @@ from workbench.engine.context.views import FIELDS as STATUS_FIELDS
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
+    import argparse
+
     from rich.console import Console
 
     from workbench.engine.context.gauge import GaugeReport
@@ -37,6 +38,8 @@ STATUSLINE_DEFAULTS: dict[str, Any] = {"format": None, "color": "auto", "no_badg
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    import argparse
+
     add = functools.partial(add_command, subparsers, common)
 
     add("transcripts", run_transcripts, "list this project's sessions, newest first")
@@ -337,7 +340,7 @@ def _with_payload_project(args: argparse.Namespace, payload: dict[str, Any]) -> 
         return args
     project = payload_project(payload)
     if project and os.path.isdir(project):
-        return argparse.Namespace(**{**vars(args), "project": project})
+        return type(args)(**{**vars(args), "project": project})
     return args
 
 

@@ -7,7 +7,6 @@ command imports what it needs when it runs (the `mcp` SDK only in `mcp`).
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
@@ -26,6 +25,8 @@ from workbench.commands.common import (
 from workbench.engine.errors import NotFoundError, UserInputError
 
 if TYPE_CHECKING:
+    import argparse
+
     from rich.console import Console
 
     from workbench.engine import Engine
@@ -227,7 +228,7 @@ def _hook_engine(args: argparse.Namespace, cwd: str | None) -> Engine:
                 project = candidate
                 break
     if project:
-        args = argparse.Namespace(**{**vars(args), "project": project})
+        args = type(args)(**{**vars(args), "project": project})
     return open_engine(args)
 
 

@@ -14,11 +14,11 @@ import re
 import sys
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.engine.envflags import is_defined_falsy, is_truthy
+from workbench.engine.records import Record
 from workbench.engine.userfiles import (
     JSON_MAX_DEPTH,
     NOTES_LIMIT,
@@ -243,8 +243,7 @@ def policy_settings_path() -> Path:
     return Path("/etc/claude-code/managed-settings.json")
 
 
-@dataclass(frozen=True)
-class SettingsSources:
+class SettingsSources(Record):
     """Claude Code settings by source, plus files that could not be read."""
 
     by_source: Mapping[str, Mapping[str, object]]
@@ -309,8 +308,7 @@ def load_settings(
 # --- resolution -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RejectedOverride:
+class RejectedOverride(Record):
     """A memory-folder override that was refused, and why."""
 
     source: str
@@ -318,8 +316,7 @@ class RejectedOverride:
     reason: str
 
 
-@dataclass(frozen=True)
-class Locations:
+class Locations(Record):
     """Every path the workbench reads or writes for one project, resolved once."""
 
     config_home: str
@@ -333,13 +330,13 @@ class Locations:
     auto_memory_enabled: bool
     has_env_override: bool
     home: str
-    rejected: tuple[RejectedOverride, ...] = field(default_factory=tuple)
-    settings_errors: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    rejected: tuple[RejectedOverride, ...] = ()
+    settings_errors: tuple[tuple[str, str], ...] = ()
     project_dir_name: str = ""
     """The folder name under `projects/` (the sanitised root, or CLAUDE_CODE_PROJECT_DIR_NAME)."""
     project_dir_name_source: str = "sanitized"
     """`sanitized` or `env`."""
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
     """What the user should know about these paths under the release in use."""
 
     @property

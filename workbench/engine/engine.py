@@ -165,7 +165,7 @@ class Engine:
         """Memory files, the MEMORY.md index, lints and safe edits."""
         from workbench.engine.memories.store import MemoryStore
 
-        return MemoryStore(self, self.history)
+        return MemoryStore(self)  # its history opens when a change is first made
 
     @cached_property
     def history(self) -> History:

@@ -22,11 +22,11 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import UserInputError
+from workbench.engine.records import Record
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
@@ -39,8 +39,7 @@ MAX_NAMED = 3
 """How many entries, files or facts a message names before it says "and N more"."""
 
 
-@dataclass(frozen=True)
-class HookOptions:
+class HookOptions(Record):
     """How the hook was configured (flags on its command line)."""
 
     context: bool = False
@@ -55,8 +54,10 @@ class HookOptions:
     """PostCompact: how long to wait for the summary record when the hook input has none."""
 
 
-@dataclass(frozen=True)
-class HookInput:
+DEFAULT_OPTIONS = HookOptions()
+
+
+class HookInput(Record):
     """The fields of Claude Code's hook JSON the workbench uses."""
 
     event: str
@@ -96,7 +97,7 @@ def answer(
     event: str,
     hook: HookInput,
     open_engine: Callable[[str | None], Engine],
-    options: HookOptions = HookOptions(),
+    options: HookOptions = DEFAULT_OPTIONS,
 ) -> dict[str, Any] | None:
     """The JSON to print for one hook call (None: print nothing)."""
     if event == "SessionStart":
@@ -120,8 +121,7 @@ def _plural(count: int, word: str, many: str | None = None) -> str:
 # --- SessionStart -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LoadSummary:
+class LoadSummary(Record):
     """What of one MEMORY.md loads, in the terms the messages use."""
 
     name: str

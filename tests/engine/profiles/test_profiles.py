@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from workbench.engine.context.thresholds import (
@@ -14,6 +12,7 @@ from workbench.engine.context.thresholds import (
 )
 from workbench.engine.profiles import BehaviourProfile, build, newest_profile, profile_for
 from workbench.engine.profiles.timeline import TIMELINE, Change, Timeline
+from workbench.engine.records import field_names
 
 CURRENT = profile_for("2.1.332")
 LEGACY = profile_for("2.1.88")
@@ -23,7 +22,7 @@ LEGACY = profile_for("2.1.88")
 
 
 def test_every_rule_belongs_to_one_family_and_every_family_is_built():
-    profile_fields = {f.name for f in dataclasses.fields(BehaviourProfile)}
+    profile_fields = set(field_names(BehaviourProfile))
     families = profile_fields - {"version", "behaviours", "uncertain", "values"}
     assert len(build.FAMILIES) == len(families)
     used = [rule for rules, _ in build.FAMILIES.values() for rule in rules]

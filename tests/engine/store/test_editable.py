@@ -3,11 +3,10 @@ churn."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from workbench.engine.memories.editable import editable_from, form_of
 from workbench.engine.memories.file_format import edit_memory_text
 from workbench.engine.memories.models import MemoryDocument, MemoryEntry
+from workbench.engine.records import replace
 
 
 def compose_edit(

@@ -8,11 +8,11 @@ newest profile's table, as the workbench does when nothing says which Claude Cod
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from workbench.engine.envflags import is_truthy, positive_int
 from workbench.engine.profiles import newest_profile
 from workbench.engine.profiles.rules import ModelFacts, ModelRules
+from workbench.engine.records import Record
 
 MODEL_CONTEXT_WINDOW_DEFAULT = 200_000
 ONE_MILLION_CONTEXT = 1_000_000
@@ -49,8 +49,7 @@ def model_supports_1m(model: str, rules: ModelRules | None = None) -> bool:
     return "claude-sonnet-4" in canonical or "opus-4-6" in canonical
 
 
-@dataclass(frozen=True)
-class ContextWindow:
+class ContextWindow(Record):
     """A model's context window and the rule that decided it."""
 
     tokens: int
@@ -82,8 +81,7 @@ def context_window_for_model(
     return ContextWindow(window, "default")
 
 
-@dataclass(frozen=True)
-class OutputLimits:
+class OutputLimits(Record):
     """`getModelMaxOutputTokens`: the default and the upper limit for one model."""
 
     default: int
@@ -101,8 +99,7 @@ def model_facts(model: str, rules: ModelRules | None = None) -> ModelFacts:
     return _rules(rules).lookup(model)
 
 
-@dataclass(frozen=True)
-class MaxOutput:
+class MaxOutput(Record):
     """`getMaxOutputTokensForModel`: the value used and where it came from."""
 
     tokens: int

@@ -3,16 +3,16 @@ for one project, with paths and environment taken from the engine."""
 
 from __future__ import annotations
 
+import _thread  # threading.Lock itself, without importing threading (the status line)
 import os
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.thresholds import GlobalConfig, Thresholds, compute_thresholds
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.records import Record
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -37,8 +37,7 @@ if TYPE_CHECKING:
 _MANAGED_CLAUDE_MD = "/etc/claude-code/CLAUDE.md"
 
 
-@dataclass(frozen=True)
-class StatusLine:
+class StatusLine(Record):
     """One status line: the text, its figures, and the gauge reading when one was made."""
 
     line: str
@@ -52,8 +51,7 @@ class StatusLine:
         return data
 
 
-@dataclass(frozen=True)
-class TokenMeasurements:
+class TokenMeasurements(Record):
     """The same messages counted three ways, side by side."""
 
     messages: int
@@ -85,7 +83,7 @@ class ContextService:
         self._sessions: dict[str, tuple[tuple[int, int], SessionInfo]] = {}
         # One session model at a time, shared by every caller (panes read it in threads).
         self._model: SessionModel | None = None
-        self._model_lock = threading.Lock()
+        self._model_lock = _thread.allocate_lock()
 
     # --- configuration --------------------------------------------------------------------
 

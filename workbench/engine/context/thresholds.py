@@ -7,7 +7,6 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from workbench.engine.envflags import is_truthy, positive_int
 from workbench.engine.jsutil import js_round
 from workbench.engine.profiles import BehaviourProfile, newest_profile
 from workbench.engine.profiles.rules import CompactWindowRules
+from workbench.engine.records import Record, as_dict, replace
 from workbench.engine.userfiles import SETTINGS_LIMIT, JsonInputError, load_json, read_bytes
 
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000
@@ -29,7 +29,9 @@ ERROR_THRESHOLD_BUFFER_TOKENS = 20_000
 MANUAL_COMPACT_BUFFER_TOKENS = 3_000
 MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES = 3
 
-_JS_FLOAT = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+# Patterns, compiled (and cached by `re`) on first use: only a set variable is parsed, and
+# compiling at import was a millisecond of every status line.
+_JS_FLOAT = r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
 
 
 def parse_js_float(raw: str | None) -> float | None:
@@ -39,12 +41,11 @@ def parse_js_float(raw: str | None) -> float | None:
     text = raw.strip()
     if text.lstrip("+-").startswith("Infinity"):
         return -math.inf if text.startswith("-") else math.inf
-    match = _JS_FLOAT.match(text)
+    match = re.match(_JS_FLOAT, text)
     return float(match.group(1)) if match else None
 
 
-@dataclass(frozen=True)
-class GlobalConfig:
+class GlobalConfig(Record):
     """The parts of Claude Code's global config file that affect the gauge."""
 
     path: str | None
@@ -84,8 +85,7 @@ def load_global_config(env: Mapping[str, str], config_home: str) -> GlobalConfig
     )
 
 
-@dataclass(frozen=True)
-class EnvOverride:
+class EnvOverride(Record):
     """One environment variable that changed (or tried to change) the ladder."""
 
     name: str
@@ -94,8 +94,7 @@ class EnvOverride:
     effect: str
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(Record):
     """Every rung of the ladder for one model and environment, under one release's rules."""
 
     model: str
@@ -157,7 +156,7 @@ class Thresholds:
             "model_known_from": self.model_known_from,
             "estimate_padding": self.estimate_padding,
             "notes": list(self.notes),
-            "overrides": [asdict(o) for o in self.overrides],
+            "overrides": [as_dict(o) for o in self.overrides],
         }
 
     def thresholds_json(self) -> dict[str, int | None]:
@@ -180,7 +179,7 @@ def auto_compact_disabled_by(env: Mapping[str, str], config: GlobalConfig | None
     return None
 
 
-_SUFFIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+_SUFFIXED = r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$"
 _SUFFIX_SCALE = {"": 1, "k": 1_000, "m": 1_000_000}
 
 
@@ -194,7 +193,7 @@ def parse_compact_window(raw: str | None, rules: CompactWindowRules) -> tuple[in
         if value is None:
             return None, "invalid, ignored"
         return value, "" if raw.strip() == str(value) else f"parseInt reads {raw!r} as {value:,}"
-    match = _SUFFIXED.match(raw)
+    match = re.match(_SUFFIXED, raw)
     if not match:
         return None, "invalid, ignored"
     value = int(float(match.group(1)) * _SUFFIX_SCALE[match.group(2).lower()])
@@ -416,8 +415,7 @@ def _notes(
     return notes
 
 
-@dataclass(frozen=True)
-class TokenWarningState:
+class TokenWarningState(Record):
     """`calculateTokenWarningState` for one token count, plus the label Claude Code shows."""
 
     used: int
@@ -430,7 +428,7 @@ class TokenWarningState:
     """The text Claude Code's footer shows, or None when it shows nothing."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return as_dict(self)
 
 
 def token_warning_state(
@@ -464,8 +462,7 @@ def token_warning_state(
 # --- shouldAutoCompact and the circuit breaker ----------------------------------------------
 
 
-@dataclass(frozen=True)
-class AutoCompactTracking:
+class AutoCompactTracking(Record):
     """The per-session state `autoCompactIfNeeded` threads through the query loop."""
 
     compacted: bool = False
@@ -487,15 +484,14 @@ class AutoCompactTracking:
         return replace(self, turn_counter=self.turn_counter + 1)
 
 
-@dataclass(frozen=True)
-class AutoCompactDecision:
+class AutoCompactDecision(Record):
     """Whether auto-compaction would run now, and the reason in our words."""
 
     fire: bool
     reason: str
     tokens: int
     threshold: int
-    guards: tuple[str, ...] = field(default_factory=tuple)
+    guards: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -5,8 +5,9 @@ module at run time, so it stays light)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from workbench.engine.records import Record
 
 if TYPE_CHECKING:
     from workbench.engine.context.gauge import GaugeReport
@@ -27,8 +28,7 @@ NO_THRESHOLD = "no-threshold-for-model"
 """`auto_compact_disabled_by` when the release never compacts the model by threshold."""
 
 
-@dataclass(frozen=True)
-class SessionNotes:
+class SessionNotes(Record):
     """One session's notes report, with the trigger evaluated over its transcript."""
 
     session: SessionInfo
@@ -37,8 +37,7 @@ class SessionNotes:
     """Main-chain messages the trigger walked (the timeline's length)."""
 
 
-@dataclass(frozen=True)
-class GaugeView:
+class GaugeView(Record):
     """Everything the Gauge pane shows for one session, in one object."""
 
     sessions: tuple[SessionInfo, ...]

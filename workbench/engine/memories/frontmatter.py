@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from workbench.engine.memories.models import MEMORY_TYPES  # public: the editor offers them
+from workbench.engine.records import Record
 from workbench.engine.userfiles import open_regular
 
 FRONTMATTER_MAX_LINES = 30
@@ -66,8 +66,7 @@ def _is_non_string(value: str) -> bool:
     return value in _YAML_WORDS
 
 
-@dataclass(frozen=True)
-class ParsedFrontmatter:
+class ParsedFrontmatter(Record):
     """The outcome of reading a frontmatter block."""
 
     data: dict[str, Any]

@@ -12,13 +12,13 @@ invisible characters such as a trailing U+001F removed) and trimmed again (spec 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import NamedTuple
 from urllib.parse import unquote
 
 from workbench.engine.jsutil import format_file_size, js_last_index_of, js_len, js_slice
 from workbench.engine.memories.frontmatter import FRONTMATTER_RE
 from workbench.engine.profiles.rules import IndexLoadRules
+from workbench.engine.records import Record
 
 MAX_ENTRYPOINT_LINES = 200
 MAX_ENTRYPOINT_LENGTH = 25_000
@@ -50,8 +50,7 @@ def js_trim(text: str) -> str:
     return text.strip(_JS_WHITESPACE)
 
 
-@dataclass(frozen=True)
-class Truncation:
+class Truncation(Record):
     """What `truncateEntrypointContent` keeps of an index."""
 
     trimmed: str

@@ -8,7 +8,6 @@ without its reason. Rule ids are part of the CLI contract (spec 05).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from workbench.engine.memories.file_format import BOTH_LOCATIONS, read_type
 from workbench.engine.memories.frontmatter import (
@@ -18,6 +17,7 @@ from workbench.engine.memories.frontmatter import (
     parse_frontmatter,
 )
 from workbench.engine.memories.models import LintFinding
+from workbench.engine.records import Record
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
 SURFACE_MAX_LINES = 200
@@ -51,8 +51,7 @@ def _may_hold_relative_date(text: str) -> bool:
     return any(word in lowered for word in _RELATIVE_DATE_WORDS)
 
 
-@dataclass(frozen=True)
-class FileFacts:
+class FileFacts(Record):
     """What the linter needs to know about one memory file."""
 
     path: str

@@ -1,13 +1,14 @@
 """Result types of the memory store: what `ls`, `show`, `index`, `lint` and `save` return.
 
-Frozen dataclasses shared by the CLI (which prints `to_json()`) and the app (which renders the
+Frozen records shared by the CLI (which prints `to_json()`) and the app (which renders the
 fields); nothing here does I/O.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
+
+from workbench.engine.records import Record, as_dict
 
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
 """The four types a memory may have, in the order the editor offers them."""
@@ -16,8 +17,7 @@ Severity = Literal["error", "warning", "info"]
 Scope = Literal["private", "team", "log"]
 
 
-@dataclass(frozen=True)
-class LintFinding:
+class LintFinding(Record):
     """One problem found in a memory file or the index."""
 
     path: str
@@ -37,8 +37,7 @@ class LintFinding:
         }
 
 
-@dataclass(frozen=True)
-class MemoryEntry:
+class MemoryEntry(Record):
     """One memory file as the tree and `workbench ls` show it."""
 
     path: str
@@ -79,8 +78,7 @@ class MemoryEntry:
         }
 
 
-@dataclass(frozen=True)
-class MemoryDocument:
+class MemoryDocument(Record):
     """A whole memory file, ready to view or edit."""
 
     entry: MemoryEntry
@@ -107,8 +105,7 @@ class MemoryDocument:
         }
 
 
-@dataclass(frozen=True)
-class IndexEntry:
+class IndexEntry(Record):
     """One line of MEMORY.md."""
 
     line: int
@@ -146,19 +143,17 @@ class IndexEntry:
         }
 
 
-@dataclass(frozen=True)
-class Headroom:
+class Headroom(Record):
     """How far the index is from its limits; negative when over."""
 
     lines: int
     length: int
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return as_dict(self)
 
 
-@dataclass(frozen=True)
-class IndexReport:
+class IndexReport(Record):
     """The load report for one MEMORY.md: what Claude Code keeps and what falls off."""
 
     path: str
@@ -190,9 +185,8 @@ class IndexReport:
     is then empty, so the rest of the folder still lists and lints."""
 
     def to_json(self) -> dict[str, Any]:
-        # Not `asdict(self)`: it would deep-copy every entry only to have them replaced.
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["headroom"] = asdict(self.headroom)
+        data = as_dict(self)
+        data["headroom"] = self.headroom.to_json()
         data["entries"] = [entry.to_json() for entry in self.entries]
         data["dangling"] = list(self.dangling)
         data["orphans"] = list(self.orphans)
@@ -200,8 +194,7 @@ class IndexReport:
         return data
 
 
-@dataclass(frozen=True)
-class IndexProjection:
+class IndexProjection(Record):
     """What a save would do to the index: "puts the index at 203/200 lines; 3 entries drop"."""
 
     line_count_before: int
@@ -215,11 +208,13 @@ class IndexProjection:
     message: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return as_dict(self) | {
+            "headroom_before": self.headroom_before.to_json(),
+            "headroom_after": self.headroom_after.to_json(),
+        }
 
 
-@dataclass(frozen=True)
-class SaveResult:
+class SaveResult(Record):
     """The outcome of a two-step save."""
 
     path: str
@@ -249,8 +244,7 @@ class SaveResult:
         }
 
 
-@dataclass(frozen=True)
-class RemoveResult:
+class RemoveResult(Record):
     """The outcome of deleting a memory and its index lines."""
 
     removed: str
@@ -265,8 +259,7 @@ class RemoveResult:
         }
 
 
-@dataclass(frozen=True)
-class RenameResult:
+class RenameResult(Record):
     """The outcome of renaming a memory and re-pointing index links."""
 
     old_path: str
@@ -275,23 +268,21 @@ class RenameResult:
     history_ids: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self) | {"history_ids": list(self.history_ids)}
+        return as_dict(self) | {"history_ids": list(self.history_ids)}
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(Record):
     """The manifest recall sends: newest first, at most 200 lines."""
 
     text: str
     count: int
-    files: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    files: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "count": self.count, "files": list(self.files)}
 
 
-@dataclass(frozen=True)
-class DraftForm:
+class DraftForm(Record):
     """The fields of the editor's form (absent when the whole file is edited as text)."""
 
     memory_type: str | None
@@ -301,8 +292,7 @@ class DraftForm:
     """The file name asked for (new memories only; None: derived from the name)."""
 
 
-@dataclass(frozen=True)
-class DraftCheck:
+class DraftCheck(Record):
     """What is wrong with a memory being written, before it is saved, and what saving a new
     one would do to the index's headroom."""
 
@@ -311,8 +301,7 @@ class DraftCheck:
     """`the index goes to 12/200 lines, …`, the headroom warning, or why it cannot be saved."""
 
 
-@dataclass(frozen=True)
-class EditableMemory:
+class EditableMemory(Record):
     """What the editor form shows for one document."""
 
     name: str

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from stat import S_ISREG
 
 from workbench.engine.jsutil import js_iso
@@ -21,14 +20,14 @@ from workbench.engine.memories.frontmatter import (
     read_head,
 )
 from workbench.engine.profiles.rules import TypeLocation
+from workbench.engine.records import Record
 from workbench.engine.userfiles import describe, pseudo_filesystems, refusal
 
 MAX_MEMORY_FILES = 200
 ENTRYPOINT_NAME = "MEMORY.md"
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryHeader:
+class MemoryHeader(Record):
     """What Claude Code's scanner knows about one memory file."""
 
     filename: str

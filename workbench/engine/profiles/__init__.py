@@ -13,7 +13,6 @@ release numbers. Where each rule changed is data (`timeline.TIMELINE`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -37,6 +36,7 @@ from workbench.engine.profiles.rules import (
 )
 from workbench.engine.profiles.timeline import NEWEST_RELEASE, OLDEST, TIMELINE, Timeline
 from workbench.engine.profiles.versions import format_version, parse_version
+from workbench.engine.records import Record
 
 __all__ = [
     "BehaviourProfile",
@@ -50,8 +50,7 @@ OLD_BEHAVIOUR = OLDEST
 NEW_BEHAVIOUR = NEWEST_RELEASE
 
 
-@dataclass(frozen=True, eq=False)
-class BehaviourProfile:
+class BehaviourProfile(Record, eq=False):
     """The rules of one Claude Code release, family by family."""
 
     version: str

@@ -9,11 +9,10 @@ newest profile. Every answer says where it came from.
 
 from __future__ import annotations
 
+import _thread  # threading.Lock itself, without importing threading (the status line)
 import json
 import os
-import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from workbench.engine.errors import UserInputError
 from workbench.engine.profiles import BehaviourProfile, profile_for
 from workbench.engine.profiles.timeline import NEWEST_RELEASE
 from workbench.engine.profiles.versions import find_version, parse_version
+from workbench.engine.records import Record
 from workbench.engine.userfiles import NOTES_LIMIT, load_json, read_bytes
 
 VERSION_ENV = "WORKBENCH_CLAUDE_VERSION"
@@ -35,8 +35,7 @@ usually has it; a bigger window only when it does not)."""
 SOURCES = ("flag", "env", "config", "transcript", "claude-cli", "newest")
 
 
-@dataclass(frozen=True)
-class VersionRequest:
+class VersionRequest(Record):
     """What the user asked for: `auto` or a release, and where the request came from."""
 
     value: str
@@ -74,8 +73,7 @@ def version_request(
     return VersionRequest("auto", "default")
 
 
-@dataclass(frozen=True)
-class ResolvedVersion:
+class ResolvedVersion(Record):
     """The release whose rules an answer follows, and how it was chosen."""
 
     version: str
@@ -167,7 +165,7 @@ class VersionResolver:
         self.ask_cli = ask_cli
         """False: never run `claude --version` until `refresh` (the app asks in a worker)."""
         self._default: ResolvedVersion | None = None
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def _explicit(self) -> ResolvedVersion | None:
         if self.request.is_auto:

@@ -11,12 +11,12 @@ for a Read are sent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from workbench.engine.records import Record
 
-@dataclass(frozen=True, eq=False, repr=False)
-class InstructionRules:
+
+class InstructionRules(Record, eq=False):
     """How a release finds, orders and sends instruction files."""
 
     rules_order: Literal["name", "directory"]
