@@ -241,16 +241,23 @@ class MemoryPane(Pane):
             source.display = True
             body.display = False
         else:
-            if not bodies:
-                body.update(Content(document.body))  # type: ignore[attr-defined]
-            else:
-                # Blocks still being mounted or removed (by the last refill or a full update)
-                # would land after an in-place refill and undo it: queue behind them instead.
-                busy = self._body_update is not None and not self._body_update.is_done
-                update = None if busy else refill_markdown(body, document.body)
-                self._body_update = update or body.update(document.body)  # type: ignore[attr-defined]
             body.display = True
             source.display = False
+            if not bodies:
+                body.update(Content(document.body))  # type: ignore[attr-defined]
+            elif self._body_update is not None and not self._body_update.is_done:
+                # Blocks of the last update are still being mounted or removed; refilled now,
+                # they would land after and undo it. The latest memory follows once they are.
+                self._render_body_after(self._body_update)
+            else:
+                update = refill_markdown(body, document.body)
+                self._body_update = update or body.update(document.body)  # type: ignore[attr-defined]
+
+    @work(exclusive=True, group="memory-body")
+    async def _render_body_after(self, pending: AwaitComplete) -> None:
+        await pending
+        if self.document is not None:
+            self._render_body(self.document)
 
 
 IN_PLACE_MAX_CHARS = 20_000
