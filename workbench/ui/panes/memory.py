@@ -277,6 +277,7 @@ def refill_markdown(widget: Widget, text: str) -> AwaitComplete | None:
     """
     from textual.widgets._markdown import (
         Markdown,
+        MarkdownBlock,
         MarkdownHeader,
         MarkdownHorizontalRule,
         MarkdownParagraph,
@@ -297,6 +298,7 @@ def refill_markdown(widget: Widget, text: str) -> AwaitComplete | None:
     widget._markdown = text  # what `Markdown.source` reports
     widget._table_of_contents = None
     for new, old in zip(blocks[:kept], shown[:kept], strict=True):
+        assert isinstance(old, MarkdownBlock)  # same type as `new`, checked above
         old.source_range = new.source_range
         old._copy_context(new)
         if new._content != old._content:
