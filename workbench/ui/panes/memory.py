@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -89,6 +90,8 @@ class MemoryPane(Pane):
         # Markdown widget and markdown-it cost ~150 ms to import and lay out, too much for the
         # app's first frame.
         self._markdown_enabled = not lazy_markdown
+        self._body_update: AwaitComplete | None = None
+        """The Markdown body's latest update (blocks mounted or removed until it is done)."""
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(classes="memory-scroll"):
@@ -238,6 +241,71 @@ class MemoryPane(Pane):
             source.display = True
             body.display = False
         else:
-            body.update(document.body if bodies else Content(document.body))  # type: ignore[attr-defined]
             body.display = True
             source.display = False
+            if not bodies:
+                body.update(Content(document.body))  # type: ignore[attr-defined]
+            elif self._body_update is not None and not self._body_update.is_done:
+                # Blocks of the last update are still being mounted or removed; refilled now,
+                # they would land after and undo it. The latest memory follows once they are.
+                self._render_body_after(self._body_update)
+            else:
+                update = refill_markdown(body, document.body)
+                self._body_update = update or body.update(document.body)  # type: ignore[attr-defined]
+
+    @work(exclusive=True, group="memory-body")
+    async def _render_body_after(self, pending: AwaitComplete) -> None:
+        await pending
+        if self.document is not None:
+            self._render_body(self.document)
+
+
+IN_PLACE_MAX_CHARS = 20_000
+"""Bodies up to this size are parsed on the UI thread and poured into the blocks on show;
+longer ones go through `Markdown.update` (parsed in a thread, every block mounted anew)."""
+
+
+def refill_markdown(widget: Widget, text: str) -> AwaitComplete | None:
+    """Show `text` in a mounted Markdown widget, keeping the blocks on show where they can
+    stay: while the old and the new document have a text block of the same kind (paragraph,
+    heading, rule) at the same place, its text is replaced in place; from the first
+    difference on, the old blocks are removed and the new ones mounted.
+
+    `Markdown.update` removes every block and mounts new ones: three layout passes and a
+    frame each for every cursor move in the tree; kept in place a move costs one. None (and
+    nothing done) for a widget that is not Markdown or a body too long to parse here.
+    """
+    from textual.widgets._markdown import (
+        Markdown,
+        MarkdownBlock,
+        MarkdownHeader,
+        MarkdownHorizontalRule,
+        MarkdownParagraph,
+    )
+
+    if not isinstance(widget, Markdown) or len(text) > IN_PLACE_MAX_CHARS:
+        return None
+    simple = (MarkdownParagraph, MarkdownHeader, MarkdownHorizontalRule)
+    blocks = widget._build_from_source(text)
+    shown = list(widget.children)
+    kept = 0
+    for new, old in zip(blocks, shown, strict=False):
+        if type(new) is not type(old) or not isinstance(new, simple) or new._blocks:
+            break
+        if old.children:
+            break
+        kept += 1
+    widget._markdown = text  # what `Markdown.source` reports
+    widget._table_of_contents = None
+    for new, old in zip(blocks[:kept], shown[:kept], strict=True):
+        assert isinstance(old, MarkdownBlock)  # same type as `new`, checked above
+        old.source_range = new.source_range
+        old._copy_context(new)
+        if new._content != old._content:
+            old.set_content(new._content)
+    steps: list[Awaitable[object]] = []
+    if shown[kept:]:
+        steps.append(widget.remove_children(shown[kept:]))
+    if blocks[kept:]:
+        steps.append(widget.mount_all(blocks[kept:]))
+    return AwaitComplete(*steps)

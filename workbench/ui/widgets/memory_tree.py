@@ -11,7 +11,9 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -85,6 +87,8 @@ class MemoryTree(Tree[NodeData]):
         id: str | None = None,  # noqa: A002 - Textual's keyword
         classes: str | None = None,
     ) -> None:
+        self._styles: dict[tuple[tuple[str, ...], bool], Style] = {}
+        """Component styles (see `get_component_rich_style`)."""
         super().__init__("memories", id=id, classes=classes)
         self.show_root = False
         self.guide_depth = 3
@@ -277,6 +281,44 @@ class MemoryTree(Tree[NodeData]):
         # Leaves are as wide as the viewport: when the scrollbar comes or goes (no resize
         # happens then), lay the lines out again or they overflow and cut the lint column.
         self._invalidate()
+
+    _pass_style: Style | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Tree looks its own style up again for every line, walking the ancestors each time;
+        # once per pass is enough (a scrolled frame redraws every line from the line cache).
+        self._pass_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_style = None
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        style = self._pass_style or self.rich_style
+        return self._render_line(y + scroll_y, scroll_x, scroll_x + self.size.width, style)
+
+    def notify_style_update(self) -> None:
+        self._styles.clear()
+        super().notify_style_update()
+
+    def get_component_rich_style(
+        self, *names: str, partial: bool = False, default: Style | None = None
+    ) -> Style:
+        # Widget forgets these on every repaint and rebuilds each from the ancestors' styles,
+        # several times per line drawn: kept here until the stylesheet or the theme changes
+        # (which is when they can change).
+        key = (names, partial)
+        style = self._styles.get(key)
+        if style is None:
+            try:
+                style = super().get_component_rich_style(*names, partial=partial)
+            except KeyError:
+                if default is None:
+                    raise
+                return default
+            self._styles[key] = style
+        return style
 
     def _style(self, component: str) -> Style:
         # Labels are measured once before the stylesheet reaches the widget; unstyled is fine then.
