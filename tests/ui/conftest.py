@@ -154,15 +154,19 @@ async def settle(app: App[Any], pilot, *, skip: tuple[str, ...] = OPEN_ENDED_GRO
     """
     quiet = 0
     for _ in range(200):
-        await pilot.pause()
+        # Busy workers are awaited before the idle pause: the pause waits for the process's
+        # CPU to go quiet, which a worker thread at work keeps from happening for up to 1 s.
         busy = [w for w in app.workers if not w.is_finished and w.group not in skip]
-        if not busy:
-            quiet += 1
-            if quiet == 3:
-                break
+        if busy:
+            quiet = 0
+            await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=10)
+        await pilot.pause()
+        if any(not w.is_finished and w.group not in skip for w in app.workers):
+            quiet = 0
             continue
-        quiet = 0
-        await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=10)
+        quiet += 1
+        if quiet == 3:
+            break
     await pilot.pause()
 
 
