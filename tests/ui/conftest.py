@@ -17,6 +17,7 @@ from textual.app import App
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from tests.ui.harness import TEST_SETTINGS
+from tests.ui.snapshot_names import record_snapshot_names
 from workbench.engine import Engine
 from workbench.ui.app import WorkbenchApp, make_app
 
@@ -193,3 +194,9 @@ class Toasts(list):  # type: ignore[type-arg]
 
         if isinstance(message, Notify):
             self.append(message.notification)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Before `-k` or `-m` deselect any: the snapshot names the collected tests would use."""
+    record_snapshot_names(config, items)
