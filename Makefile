@@ -24,18 +24,23 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
+# The suite runs on every core (pytest-xdist), a test module or class to a worker, so the
+# fixtures a module shares are built once. `make test PYTEST_WORKERS=0` runs it in one process.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
+
 test: $(STAMP)  ## lint, import contracts, type check, then the test suite
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 
 bench: $(STAMP)  ## run the benchmarks (one line per figure; bench-suite apart)
 	@for f in $(filter-out benchmarks/bench_suite.py,$(wildcard benchmarks/bench_*.py)); do \
 		$(BIN)/python $$f || exit 1; done
 
 bench-suite: $(STAMP)  ## time the whole test suite (many minutes, so not in bench)
-	$(BIN)/python benchmarks/bench_suite.py
+	$(BIN)/python benchmarks/bench_suite.py -n $(PYTEST_WORKERS)
 
 oracle: $(STAMP)  ## real Claude Code releases from npm vs the workbench (minutes; writes docs/compatibility.md)
 	$(BIN)/python -m oracle all
@@ -48,8 +53,9 @@ format: $(STAMP)  ## apply ruff formatting and import sorting
 	$(BIN)/ruff check --fix workbench tests benchmarks
 	$(BIN)/ruff format workbench tests benchmarks
 
+# In one process: under xdist the snapshot plugin never removes a snapshot no test uses.
 snap-update: $(STAMP)  ## re-record UI snapshots (review snapshot_report.html first)
-	$(BIN)/python -m pytest -q tests/ui --snapshot-update
+	$(BIN)/python -m pytest -q -n0 tests/ui --snapshot-update
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache snapshot_report.html

@@ -7,7 +7,11 @@ median wall time and the median CPU time of the child and everything it started 
 system). CPU time is the steadier figure on a shared machine, where wall time depends on
 what else runs. `--part tests/ui` times one folder instead.
 
-    .venv/bin/python benchmarks/bench_suite.py [--runs 1] [--part tests/ui]
+`-n` is pytest-xdist's worker count, as `make test` passes it (`auto`: one per core; `0`: one
+process). Several, comma-separated, are timed side by side, alternating run by run, with the
+ratio of each to the first, so a before/after on a shared machine sees the same load:
+
+    .venv/bin/python benchmarks/bench_suite.py [--runs 1] [--part tests/ui] [-n 0,2]
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ REPO = Path(__file__).resolve().parent.parent
 _SUMMARY = re.compile(r"(\d+) passed")
 
 
-def one_run(part: str | None) -> tuple[float, float, int, int]:
+def one_run(part: str | None, workers: str) -> tuple[float, float, int, int]:
     """Wall seconds, CPU seconds, tests passed and the exit code of one suite run."""
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as base:
         command = [sys.executable, "-m", "pytest", "-q", f"--basetemp={base}/t"]
+        command += ["-n", workers, "--dist", "loadscope"]  # as `make test` runs it
         if part:
             command.append(part)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -47,17 +52,35 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--part", default=None, help="a test folder or file instead of all")
+    parser.add_argument("-n", dest="workers", default="auto", help="xdist workers, e.g. 0,2")
     args = parser.parse_args()
-    walls, cpus, passed, codes = [], [], 0, set()
+    settings = [w.strip() for w in args.workers.split(",") if w.strip()]
+    walls: dict[str, list[float]] = {w: [] for w in settings}
+    cpus: dict[str, list[float]] = {w: [] for w in settings}
+    passed: dict[str, set[int]] = {w: set() for w in settings}
+    codes: set[int] = set()
     for _ in range(args.runs):
-        wall, cpu, passed, code = one_run(args.part)
-        walls.append(wall)
-        cpus.append(cpu)
-        codes.add(code)
+        for workers in settings:  # alternating, so every setting sees the same load
+            wall, cpu, count, code = one_run(args.part, workers)
+            walls[workers].append(wall)
+            cpus[workers].append(cpu)
+            passed[workers].add(count)
+            codes.add(code)
     name = f"suite {args.part}" if args.part else "suite"
     runs = f"{args.runs} run{'s' if args.runs > 1 else ''}"
-    print(f"{name} wall time: {statistics.median(walls):.0f} s median of {runs}, {passed} passed")
-    print(f"{name} cpu time: {statistics.median(cpus):.0f} s median of {runs} (user + system)")
+    first = settings[0]
+    for workers in settings:
+        label = f"{name} -n {workers}"
+        wall, cpu = statistics.median(walls[workers]), statistics.median(cpus[workers])
+        counts = "/".join(str(c) for c in sorted(passed[workers]))
+        print(f"{label} wall time: {wall:.0f} s median of {runs}, {counts} passed")
+        print(f"{label} cpu time: {cpu:.0f} s median of {runs} (user + system)")
+        if workers != first:
+            ratio = wall / statistics.median(walls[first])
+            print(f"{label} wall time: {ratio:.2f}x of -n {first}")
+    if len({c for counts in passed.values() for c in counts}) > 1:
+        print(f"{name}: the settings passed different numbers of tests")
+        return 1
     if codes != {0}:
         print(f"{name}: pytest exited {sorted(codes)}; the figures include failing runs")
         return 1

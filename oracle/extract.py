@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from oracle.fake_api import Request, blocks_text
+from tests.fakes.messages_api import RecordedRequest, blocks_text
 
 _REMINDER = "<system-reminder>"
 # Each instruction file (CLAUDE.md, rules, MEMORY.md) is sent as a block naming its path; the
@@ -29,7 +29,7 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return [b for b in content or [] if isinstance(b, dict)]
 
 
-def is_summary_request(request: Request) -> bool:
+def is_summary_request(request: RecordedRequest) -> bool:
     """A compaction call: the last user turn carries a long instruction that is neither a
     tool result nor a reminder (Claude Code appends its summary prompt there)."""
     if not request.is_message or not request.messages:
@@ -50,14 +50,14 @@ def is_summary_request(request: Request) -> bool:
     return False
 
 
-def is_main_request(request: Request, main_tools: list[str]) -> bool:
+def is_main_request(request: RecordedRequest, main_tools: list[str]) -> bool:
     """A main-thread call: the same tool list as the session's first call, not a summary."""
     return (
         request.is_message and request.tool_names == main_tools and not is_summary_request(request)
     )
 
 
-def all_texts(request: Request) -> list[str]:
+def all_texts(request: RecordedRequest) -> list[str]:
     """Every text the request carries: system blocks, then message texts in order."""
     body = request.body if isinstance(request.body, dict) else {}
     texts = [blocks_text(body.get("system"))] if body.get("system") else []
@@ -82,7 +82,7 @@ class FileBlock:
 MemoryBlock = FileBlock
 
 
-def file_blocks(request: Request) -> list[FileBlock]:
+def file_blocks(request: RecordedRequest) -> list[FileBlock]:
     """Every instruction-file block in the request, in the order Claude Code sent them."""
     found: list[FileBlock] = []
     for text in all_texts(request):
@@ -94,7 +94,7 @@ def file_blocks(request: Request) -> list[FileBlock]:
     return found
 
 
-def memory_blocks(request: Request) -> list[FileBlock]:
+def memory_blocks(request: RecordedRequest) -> list[FileBlock]:
     """The MEMORY.md blocks (auto memory and team memory)."""
     return [b for b in file_blocks(request) if b.path.endswith("/MEMORY.md")]
 
@@ -160,7 +160,7 @@ def prompt_shape(section: str, memory_dir: str | None) -> PromptShape:
     )
 
 
-def find_memory_prompt(request: Request) -> str | None:
+def find_memory_prompt(request: RecordedRequest) -> str | None:
     """The memory prompt in a main-thread request (the system prompt, else a message)."""
     for text in all_texts(request):
         section = memory_prompt_section(text)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oracle.extract import is_summary_request
-from oracle.fake_api import Reply, Request, usage_total
+from tests.fakes.messages_api import RecordedRequest, ScriptedReply, usage_total
 
 MIN_MAIN_TOOLS = 3
 """Fewer tools than this: a side call (see `oracle.runner.is_main_thread`)."""
@@ -94,7 +94,7 @@ class FiringSearch:
 
     # --- the responder -------------------------------------------------------------------
 
-    def respond(self, request: Request) -> Reply | None:
+    def respond(self, request: RecordedRequest) -> ScriptedReply | None:
         with self._lock:
             if is_summary_request(request):
                 if self._pending is not None:
@@ -105,7 +105,7 @@ class FiringSearch:
                     self._main_tools = []  # the session has started
                 else:
                     self.anomalies.append(f"run {self._run}: a summary request without a probe")
-                return Reply.text(
+                return ScriptedReply.text(
                     "<summary>Probe session: a tool that does not exist was called.</summary>",
                     usage=usage_total(2_000, output_tokens=40),
                 )
@@ -120,11 +120,11 @@ class FiringSearch:
                 self._pending = None
             usage = self._next_probe()
             if usage is None:
-                return Reply.text("Search finished.", usage=usage_total(FINAL_USAGE))
+                return ScriptedReply.text("Search finished.", usage=usage_total(FINAL_USAGE))
             self._pending = usage
             # A line of text with each call: newer releases nudge a session whose replies show
             # the user nothing, and that nudge would change the count between probes.
-            return Reply.tool_use(
+            return ScriptedReply.tool_use(
                 [(MISSING_TOOL, {"probe": len(self.probes)})],
                 text="Probing.",
                 usage=usage_total(usage),

@@ -165,27 +165,27 @@ def probe_nfd(release: Release) -> dict[str, Any]:
 
 def probe_reactive(release: Release) -> dict[str, Any]:
     """A 'prompt is too long' answer to the first call: compact and retry, or stop?"""
-    from oracle.fake_api import Reply, usage_total
     from oracle.firing import MISSING_TOOL
+    from tests.fakes.messages_api import ScriptedReply, usage_total
 
     state = {"calls": 0, "summary": False}
 
     def respond(request):
         if extract.is_summary_request(request):
             state["summary"] = True
-            return Reply.text("<summary>Probe session.</summary>", usage=usage_total(2_000))
+            return ScriptedReply.text("<summary>Probe session.</summary>", usage=usage_total(2_000))
         if not runner.is_main_thread(request):
             return None
         state["calls"] += 1
         if state["calls"] <= 3:  # some conversation to compact first
-            return Reply.tool_use(
+            return ScriptedReply.tool_use(
                 [(MISSING_TOOL, {"probe": state["calls"]})],
                 text="Probing.",
                 usage=usage_total(100_000),
             )
         if state["calls"] == 4:
-            return Reply.prompt_too_long(210_000, 200_000)
-        return Reply.text("Search finished.", usage=usage_total(3_000))
+            return ScriptedReply.prompt_too_long(210_000, 200_000)
+        return ScriptedReply.text("Search finished.", usage=usage_total(3_000))
 
     scenario = runner.Scenario(
         prompt="go",

@@ -18,7 +18,7 @@ with a CLAUDE.md tree, answering the first call with a call to one of the workbe
                                                              "command": "workbench hook PreCompact"}]}]}},
         project_files={"CLAUDE.md": "Use tabs.\n@docs/more.md\n", "docs/more.md": "More.\n"},
         extra_path=[workbench_bin()],
-        responder=lambda req: Reply.tool_use([("mcp__wb__index", {})]) if ... else None,
+        responder=lambda req: ScriptedReply.tool_use([("mcp__wb__index", {})]) if ... else None,
     )
     with run(release, scenario) as r:
         blocks = extract.file_blocks(r.first_main)     # the CLAUDE.md files it loaded
@@ -41,14 +41,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oracle.fake_api import FakeAPI, Request, Responder
 from oracle.releases import Release
+from tests.fakes.messages_api import FakeMessagesAPI, RecordedRequest, Responder
 
 MIN_MAIN_TOOLS = 3
 """A main-thread call carries the whole tool list; side calls carry none or one."""
 
 
-def is_main_thread(request: Request) -> bool:
+def is_main_thread(request: RecordedRequest) -> bool:
     return request.is_message and len(request.tool_names) >= MIN_MAIN_TOOLS
 
 
@@ -132,16 +132,16 @@ class Run:
     stderr: str
     seconds: float
     timed_out: bool
-    requests: list[Request]
+    requests: list[RecordedRequest]
     responder_errors: list[str]
     workdir: Path | None = None
 
     @property
-    def message_requests(self) -> list[Request]:
+    def message_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.is_message]
 
     @property
-    def main_requests(self) -> list[Request]:
+    def main_requests(self) -> list[RecordedRequest]:
         """Main-thread calls: the ones carrying the session's tool list.
 
         Some releases make a tool-less side call first (a small model, before the session's
@@ -150,7 +150,7 @@ class Run:
         return [r for r in self.message_requests if is_main_thread(r)]
 
     @property
-    def first_main(self) -> Request | None:
+    def first_main(self) -> RecordedRequest | None:
         found = self.main_requests
         return found[0] if found else None
 
@@ -289,7 +289,7 @@ def run_claude(
     release: Release, scenario: Scenario, box: Sandbox, *, cwd: Path | None = None
 ) -> Run:
     """Run `claude -p` once in `box` (a materialised scenario), bounded by its timeout."""
-    with FakeAPI(scenario.responder) as api:
+    with FakeMessagesAPI.for_cli(scenario.responder) as api:
         env = scenario_env(box, scenario, api.base_url)
         if cwd is None:
             cwd = box.project / scenario.cwd if scenario.cwd else box.project

@@ -25,8 +25,8 @@ from typing import Any
 from oracle import extract, runner
 from oracle.checks.base import AGREE, DIFFER, ERROR, Case, Check, Outcome, scrub, tail
 from oracle.checks.memory_md import memory_dir_rel
-from oracle.fake_api import Reply, Request
 from oracle.releases import Release
+from tests.fakes.messages_api import RecordedRequest, ScriptedReply
 
 MANAGED = "/etc/claude-code"
 """Where Claude Code reads managed files on Linux."""
@@ -221,13 +221,15 @@ def scenario_for(tree: Tree, responder: Any = None) -> runner.Scenario:
 def _reader(box_project: Path, reads: tuple[str, ...]) -> Any:
     asked = {"done": False}
 
-    def respond(request: Request) -> Reply | None:
+    def respond(request: RecordedRequest) -> ScriptedReply | None:
         if not runner.is_main_thread(request):
             return None
         if reads and not asked["done"]:
             asked["done"] = True
-            return Reply.tool_use([("Read", {"file_path": str(box_project / r)}) for r in reads])
-        return Reply.text("Done.")
+            return ScriptedReply.tool_use(
+                [("Read", {"file_path": str(box_project / r)}) for r in reads]
+            )
+        return ScriptedReply.text("Done.")
 
     return respond
 

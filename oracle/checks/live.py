@@ -33,9 +33,9 @@ from typing import Any
 from oracle import runner
 from oracle.checks.base import AGREE, DIFFER, ERROR, Case, Check, Outcome, scrub, tail
 from oracle.extract import is_summary_request
-from oracle.fake_api import Reply, Request, usage_total
 from oracle.firing import QUIET_TOOLS
 from oracle.releases import Release
+from tests.fakes.messages_api import RecordedRequest, ScriptedReply, usage_total
 
 SERVER = "memory-workbench"
 TOOL = f"mcp__{SERVER}__list_memories"
@@ -74,25 +74,27 @@ class _Script:
         self.tool_use_id: str | None = None
         self._lock = threading.Lock()
 
-    def respond(self, request: Request) -> Reply | None:
+    def respond(self, request: RecordedRequest) -> ScriptedReply | None:
         if not request.is_message:
             return None
         with self._lock:
             if is_summary_request(request):
                 self.summary_requests += 1
-                return Reply.text(SUMMARY, usage={"input_tokens": 2_000, "output_tokens": 60})
+                return ScriptedReply.text(
+                    SUMMARY, usage={"input_tokens": 2_000, "output_tokens": 60}
+                )
             if not runner.is_main_thread(request):
                 return None  # side calls get the default answer
             self.main_calls += 1
             if self.main_calls == 1:
-                reply = Reply.tool_use([(TOOL, {})], usage=usage_total(20_000))
+                reply = ScriptedReply.tool_use([(TOOL, {})], usage=usage_total(20_000))
                 self.tool_use_id = reply.content[0]["id"]
                 return reply
             if self.main_calls == 2:
-                return Reply.tool_use(
+                return ScriptedReply.tool_use(
                     [("oracle_probe_missing_tool", {})], usage=usage_total(OVER_THRESHOLD)
                 )
-            return Reply.text("done", usage=usage_total(5_000))
+            return ScriptedReply.text("done", usage=usage_total(5_000))
 
 
 def _scenario(script: _Script) -> runner.Scenario:
@@ -262,7 +264,7 @@ def _interactive_status_line(release: Release) -> dict[str, Any]:
     import signal
     import time
 
-    from oracle.fake_api import FakeAPI
+    from tests.fakes.messages_api import FakeMessagesAPI
 
     scenario = runner.Scenario(prompt="", env=_scenario(_Script()).env)
     seen: dict[str, Any] = {"payloads": [], "screen_has_line": False, "error": None}
@@ -306,7 +308,7 @@ def _interactive_status_line(release: Release) -> dict[str, Any]:
             ),
             encoding="utf-8",
         )
-        with FakeAPI() as api:
+        with FakeMessagesAPI.for_cli() as api:
             env = runner.scenario_env(box, ready, api.base_url)
             env["TERM"] = "xterm-256color"
             argv = list(release.argv)

@@ -13,6 +13,12 @@ Replies are served in order to `POST /v1/messages`, as plain JSON or as a server
 stream with the real event sequence when the request says `stream: true`. Every request
 (headers and parsed body) is logged in `fake.requests`. An empty queue answers 500 with an
 `api_error`, so an unscripted call is loud rather than silently "fine".
+
+The oracle (`make oracle`) runs the real Claude Code CLI against the same fake, made with
+`FakeMessagesAPI.for_cli(responder)`: a `responder` sees each parsed request first and may
+choose its reply (a summary request, a main-thread call, a side query), queued replies come
+next, then a short default text, so an unscripted side call never makes the CLI retry; the
+CLI's probes (GET, HEAD) and other routes get an empty 200, and keys are never recorded.
 """
 
 from __future__ import annotations
@@ -22,12 +28,13 @@ import json
 import secrets
 import threading
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 _ids = itertools.count(1)
+_SECRET_HEADERS = ("x-api-key", "authorization", "cookie")
 
 
 def fake_api_key() -> str:
@@ -46,6 +53,70 @@ class RecordedRequest:
     body: Any
     """The parsed JSON body (None when the body was not JSON)."""
     raw_body: bytes = b""
+    index: int = 0
+    """Its place among every request the fake received."""
+
+    @property
+    def route(self) -> str:
+        return self.path.split("?", 1)[0]
+
+    @property
+    def is_message(self) -> bool:
+        return self.method == "POST" and self.route == "/v1/messages"
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        value = self.body.get("messages") if isinstance(self.body, dict) else None
+        return value if isinstance(value, list) else []
+
+    @property
+    def model(self) -> str:
+        return str(self.body.get("model", "")) if isinstance(self.body, dict) else ""
+
+    @property
+    def tool_names(self) -> list[str]:
+        tools = self.body.get("tools") if isinstance(self.body, dict) else None
+        return [t.get("name", "") for t in tools or [] if isinstance(t, dict)]
+
+    def system_text(self) -> str:
+        return blocks_text(self.body.get("system")) if isinstance(self.body, dict) else ""
+
+    def first_user_text(self) -> str:
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return blocks_text(users[0].get("content")) if users else ""
+
+    def last_user_text(self) -> str:
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return blocks_text(users[-1].get("content")) if users else ""
+
+
+def blocks_text(content: Any) -> str:
+    """The text of a string or a list of content blocks (tool results included), joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_result":
+            parts.append(blocks_text(block.get("content")))
+    return "\n".join(parts)
+
+
+def usage_total(total: int, *, output_tokens: int = 5) -> dict[str, int]:
+    """Usage whose context total (input + cache read + cache creation + output) is `total`,
+    most of it reported as cache reads, as a long real session would."""
+    cached = max(0, total - output_tokens - 10)
+    return {
+        "input_tokens": total - output_tokens - cached,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": cached,
+        "output_tokens": output_tokens,
+    }
 
 
 @dataclass
@@ -68,15 +139,85 @@ class ScriptedReply:
     stream_error: tuple[str, str] | None = None
     """`(type, message)` of an `error` event sent mid-stream, after the first block starts."""
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 42, "output_tokens": 7})
+    """Sent as the message's usage (cache fields 0 unless given), in full in the stream's
+    start and delta events, as the real API does."""
+
+    @classmethod
+    def text(cls, text: str, **kw: Any) -> ScriptedReply:
+        """One text block, ending the turn."""
+        return cls(content=[{"type": "text", "text": text}], **kw)
+
+    @classmethod
+    def tool_use(
+        cls, calls: Iterable[tuple[str, Mapping[str, Any]]], *, text: str | None = None, **kw: Any
+    ) -> ScriptedReply:
+        """A turn that asks for tools: optional text, then one tool_use block per call."""
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        for name, tool_input in calls:
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_fake_{next(_ids):04d}",
+                    "name": name,
+                    "input": dict(tool_input),
+                }
+            )
+        return cls(content=content, stop_reason="tool_use", **kw)
+
+    @classmethod
+    def error(
+        cls,
+        status: int,
+        error_type: str,
+        message: str = "scripted failure",
+        *,
+        headers: Mapping[str, str] | None = None,
+        **kw: Any,
+    ) -> ScriptedReply:
+        """An HTTP error with an Anthropic error body `{type: error, error: {type, message}}`.
+
+        `x-should-retry: false` is sent unless `headers` say otherwise, so the client does not
+        spend seconds backing off.
+        """
+        merged = {"x-should-retry": "false", **(headers or {})}
+        return cls(
+            status=status, error_type=error_type, error_message=message, headers=merged, **kw
+        )
+
+    @classmethod
+    def prompt_too_long(cls, actual: int, limit: int) -> ScriptedReply:
+        """The 400 the API sends when the prompt exceeds the context window."""
+        return cls.error(
+            400, "invalid_request_error", f"prompt is too long: {actual} tokens > {limit} maximum"
+        )
+
+
+Responder = Callable[[RecordedRequest], "ScriptedReply | None"]
+"""Chooses the reply to a parsed request, or None to fall back on the queue."""
 
 
 class FakeMessagesAPI:
     """The server, its script and its request log."""
 
-    def __init__(self, *, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        responder: Responder | None = None,
+        default: ScriptedReply | None = None,
+        stand_in: bool = False,
+    ) -> None:
         self.api_key = api_key
         """When set, requests must present it (`x-api-key` or a bearer token), else 401."""
+        self.responder = responder
+        """Asked first for every message; an exception in it is kept in `errors`, answered 500."""
+        self.default = default
+        """The answer once the queue is empty (else a loud 500)."""
+        self.stand_in = stand_in
+        """Stands in for the whole service before a real client: probes (GET, HEAD) and other
+        routes get an empty 200, and key headers are left out of the recording."""
         self.requests: list[RecordedRequest] = []
+        self.errors: list[str] = []
         self._replies: deque[ScriptedReply] = deque()
         self._count_replies: deque[ScriptedReply | int] = deque()
         self._lock = threading.Lock()
@@ -89,6 +230,13 @@ class FakeMessagesAPI:
             name="fake-messages-api",
             daemon=True,
         )
+
+    @classmethod
+    def for_cli(
+        cls, responder: Responder | None = None, *, default: ScriptedReply | None = None
+    ) -> FakeMessagesAPI:
+        """The fake a real CLI runs against (the oracle): see the module's docstring."""
+        return cls(responder=responder, default=default or ScriptedReply.text("ok"), stand_in=True)
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -121,11 +269,9 @@ class FakeMessagesAPI:
             self._replies.append(scripted)
         return scripted
 
-    def reply_text(self, text: str, *, stop_reason: str = "end_turn", **kw: Any) -> ScriptedReply:
+    def reply_text(self, text: str, **kw: Any) -> ScriptedReply:
         """A reply with one text block."""
-        return self.reply(
-            ScriptedReply(content=[{"type": "text", "text": text}], stop_reason=stop_reason, **kw)
-        )
+        return self.reply(ScriptedReply.text(text, **kw))
 
     def reply_json(self, value: Any, **kw: Any) -> ScriptedReply:
         """Structured output: the JSON text in the first text block."""
@@ -139,19 +285,7 @@ class FakeMessagesAPI:
         **kw: Any,
     ) -> ScriptedReply:
         """A turn that asks for tools: optional text, then one tool_use block per call."""
-        content: list[dict[str, Any]] = []
-        if text:
-            content.append({"type": "text", "text": text})
-        for name, tool_input in calls:
-            content.append(
-                {
-                    "type": "tool_use",
-                    "id": f"toolu_fake_{next(_ids):04d}",
-                    "name": name,
-                    "input": dict(tool_input),
-                }
-            )
-        return self.reply(ScriptedReply(content=content, stop_reason="tool_use", **kw))
+        return self.reply(ScriptedReply.tool_use(calls, text=text, **kw))
 
     def reply_error(
         self,
@@ -162,29 +296,12 @@ class FakeMessagesAPI:
         headers: Mapping[str, str] | None = None,
         **kw: Any,
     ) -> ScriptedReply:
-        """An HTTP error with an Anthropic error body `{type: error, error: {type, message}}`.
-
-        `x-should-retry: false` is sent unless `headers` say otherwise, so the SDK does not
-        spend seconds backing off inside a test.
-        """
-        merged = {"x-should-retry": "false", **(headers or {})}
-        return self.reply(
-            ScriptedReply(
-                status=status,
-                error_type=error_type,
-                error_message=message,
-                headers=merged,
-                **kw,
-            )
-        )
+        """An HTTP error (see `ScriptedReply.error`: no retry unless `headers` say so)."""
+        return self.reply(ScriptedReply.error(status, error_type, message, headers=headers, **kw))
 
     def reply_prompt_too_long(self, actual: int, limit: int) -> ScriptedReply:
         """The 400 the API sends when the prompt exceeds the context window."""
-        return self.reply_error(
-            400,
-            "invalid_request_error",
-            f"prompt is too long: {actual} tokens > {limit} maximum",
-        )
+        return self.reply(ScriptedReply.prompt_too_long(actual, limit))
 
     def reply_raw(
         self, body: bytes, *, status: int = 200, content_type: str = "application/json"
@@ -212,10 +329,20 @@ class FakeMessagesAPI:
 
     # --- serving (called from the handler thread) ---------------------------------------
 
-    def _next_reply(self) -> ScriptedReply:
+    def _next_reply(self, request: RecordedRequest) -> ScriptedReply:
+        if self.responder is not None:
+            try:
+                chosen = self.responder(request)
+            except Exception as exc:  # a bug in a responder must not hang the client
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+                return ScriptedReply.error(500, "api_error", "the fake's responder failed")
+            if chosen is not None:
+                return chosen
         with self._lock:
             if self._replies:
                 return self._replies.popleft()
+        if self.default is not None:
+            return self.default
         return ScriptedReply(
             status=500,
             error_type="api_error",
@@ -226,6 +353,21 @@ class FakeMessagesAPI:
     def _next_count(self) -> ScriptedReply | int | None:
         with self._lock:
             return self._count_replies.popleft() if self._count_replies else None
+
+    def _record(
+        self, method: str, path: str, headers: Mapping[str, str], raw: bytes
+    ) -> RecordedRequest:
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        kept = {k.lower(): v for k, v in headers.items()}
+        if self.stand_in:
+            kept = {k: v for k, v in kept.items() if k not in _SECRET_HEADERS}
+        with self._lock:
+            record = RecordedRequest(method, path, kept, body, raw, index=len(self.requests))
+            self.requests.append(record)
+        return record
 
     def _wait(self, seconds: float) -> bool:
         """Sleep unless the server is stopping; True when the reply should still be sent."""
@@ -248,41 +390,45 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
             pass  # keep test output clean
 
+        def do_HEAD(self) -> None:  # noqa: N802 - stdlib name
+            self._probe(body=False)
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            self._probe(body=True)
+
+        def _probe(self, *, body: bool) -> None:
+            api._record(self.command, self.path, self.headers, b"")
+            if api.stand_in:
+                self._send(200, b"{}" if body else b"")
+            else:
+                self._send_error(404, "not_found_error", f"no route {self.command} {self.path}")
+
         def do_POST(self) -> None:  # noqa: N802 - stdlib name
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
+            record = api._record("POST", self.path, self.headers, raw)
+            presented = _presented_key({k.lower(): v for k, v in self.headers.items()})
             try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            record = RecordedRequest(
-                method="POST",
-                path=self.path,
-                headers={k.lower(): v for k, v in self.headers.items()},
-                body=body,
-                raw_body=raw,
-            )
-            with api._lock:
-                api.requests.append(record)
-            path = self.path.split("?")[0]
-            try:
-                if api.api_key is not None and _presented_key(record.headers) != api.api_key:
+                if api.api_key is not None and presented != api.api_key:
                     self._send_error(401, "authentication_error", "invalid x-api-key")
-                elif path == "/v1/messages/count_tokens":
-                    self._count_tokens(body)
-                elif path == "/v1/messages":
-                    self._messages(body)
+                elif record.route == "/v1/messages/count_tokens":
+                    self._count_tokens(record.body)
+                elif record.route == "/v1/messages":
+                    self._messages(record)
+                elif api.stand_in:
+                    self._send(200, b"{}")
                 else:
-                    self._send_error(404, "not_found_error", f"no route {path}")
+                    self._send_error(404, "not_found_error", f"no route {record.route}")
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout tests); nothing to answer
 
-        def _messages(self, body: Any) -> None:
+        def _messages(self, record: RecordedRequest) -> None:
+            body = record.body
             problem = _validate(body)
             if problem:
                 self._send_error(400, "invalid_request_error", problem)
                 return
-            scripted = api._next_reply()
+            scripted = api._next_reply(record)
             if not api._wait(scripted.delay):
                 return
             if scripted.raw_body is not None:
@@ -412,10 +558,11 @@ def _message_json(body: dict[str, Any], scripted: ScriptedReply) -> dict[str, An
         "stop_reason": scripted.stop_reason,
         "stop_sequence": None,
         "usage": {
-            "input_tokens": scripted.usage.get("input_tokens", 0),
-            "output_tokens": scripted.usage.get("output_tokens", 0),
+            "input_tokens": 0,
+            "output_tokens": 0,
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
+            **scripted.usage,
         },
     }
 
@@ -485,7 +632,7 @@ def _stream_events(
         {
             "type": "message_delta",
             "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-            "usage": {"output_tokens": message["usage"]["output_tokens"]},
+            "usage": message["usage"],
         },
     )
     yield "message_stop", {"type": "message_stop"}

@@ -18,23 +18,28 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from oracle import extract  # noqa: E402
-from oracle.fake_api import FakeAPI, Reply, Request, usage_total  # noqa: E402
 from oracle.firing import FiringSearch  # noqa: E402
 from oracle.sanitize import filler, sanitize_transcript, scrub  # noqa: E402
+from tests.fakes.messages_api import (  # noqa: E402
+    FakeMessagesAPI,
+    RecordedRequest,
+    ScriptedReply,
+    usage_total,
+)
 
 TOOLS = [{"name": n, "input_schema": {"type": "object"}} for n in ("Bash", "Read", "Edit")]
 
 
-def _request(messages, tools=TOOLS, index=0) -> Request:
+def _request(messages, tools=TOOLS, index=0) -> RecordedRequest:
     body = {"model": "m", "max_tokens": 10, "messages": messages, "tools": tools}
-    return Request("POST", "/v1/messages", {}, body, 0.0, index)
+    return RecordedRequest("POST", "/v1/messages", {}, body, index=index)
 
 
 def test_fake_api_streams_what_the_sdk_expects():
     import anthropic
 
-    with FakeAPI(
-        lambda r: Reply.tool_use([("Nope", {"x": 1})], text="hi", usage=usage_total(1234))
+    with FakeMessagesAPI.for_cli(
+        lambda r: ScriptedReply.tool_use([("Nope", {"x": 1})], text="hi", usage=usage_total(1234))
     ) as api:
         client = anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0)
         with client.messages.stream(
@@ -56,8 +61,8 @@ def test_fake_api_streams_what_the_sdk_expects():
 def test_fake_api_answers_probes_and_queues_in_order():
     import httpx
 
-    with FakeAPI() as api:
-        api.queue_text("first")
+    with FakeMessagesAPI.for_cli() as api:
+        api.reply_text("first")
         assert httpx.head(api.base_url).status_code == 200
         assert httpx.get(api.base_url + "/anything").status_code == 200
         body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "q"}]}
@@ -66,6 +71,26 @@ def test_fake_api_answers_probes_and_queues_in_order():
     assert first["content"][0]["text"] == "first"
     assert second["content"][0]["text"] == "ok"  # the default once the queue is empty
     assert [r.method for r in api.requests] == ["HEAD", "GET", "POST", "POST"]
+
+
+def test_fake_api_for_the_cli_reports_a_failing_responder_and_takes_other_routes():
+    import httpx
+
+    def responder(request: RecordedRequest) -> ScriptedReply | None:
+        raise KeyError("no such case")
+
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "q"}]}
+    with FakeMessagesAPI.for_cli(responder) as api:
+        failed = httpx.post(api.base_url + "/v1/messages", json=body)
+        side = httpx.post(api.base_url + "/api/event_logging/batch", json={"events": []})
+    assert failed.status_code == 500 and failed.headers["x-should-retry"] == "false"
+    assert api.errors == ["KeyError: 'no such case'"]
+    assert side.status_code == 200
+    # The tests' own fake stays loud: no probe or stray route is answered as if it were fine.
+    with FakeMessagesAPI() as strict:
+        assert httpx.get(strict.base_url).status_code == 404
+        assert httpx.post(strict.base_url + "/v1/other", json={}).status_code == 404
+        assert httpx.post(strict.base_url + "/v1/messages", json=body).status_code == 500
 
 
 def _simulate(search: FiringSearch, *, threshold: int, trailing: int, kind: str) -> None:

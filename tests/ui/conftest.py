@@ -17,6 +17,7 @@ from textual.app import App
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from tests.ui.harness import TEST_SETTINGS
+from tests.ui.snapshot_names import record_snapshot_names
 from workbench.engine import Engine
 from workbench.ui.app import WorkbenchApp, make_app
 
@@ -154,15 +155,19 @@ async def settle(app: App[Any], pilot, *, skip: tuple[str, ...] = OPEN_ENDED_GRO
     """
     quiet = 0
     for _ in range(200):
-        await pilot.pause()
+        # Busy workers are awaited before the idle pause: the pause waits for the process's
+        # CPU to go quiet, which a worker thread at work keeps from happening for up to 1 s.
         busy = [w for w in app.workers if not w.is_finished and w.group not in skip]
-        if not busy:
-            quiet += 1
-            if quiet == 3:
-                break
+        if busy:
+            quiet = 0
+            await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=10)
+        await pilot.pause()
+        if any(not w.is_finished and w.group not in skip for w in app.workers):
+            quiet = 0
             continue
-        quiet = 0
-        await asyncio.wait([asyncio.ensure_future(_finished(w)) for w in busy], timeout=10)
+        quiet += 1
+        if quiet == 3:
+            break
     await pilot.pause()
 
 
@@ -189,3 +194,9 @@ class Toasts(list):  # type: ignore[type-arg]
 
         if isinstance(message, Notify):
             self.append(message.notification)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Before `-k` or `-m` deselect any: the snapshot names the collected tests would use."""
+    record_snapshot_names(config, items)

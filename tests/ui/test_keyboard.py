@@ -108,9 +108,9 @@ async def test_palette_runs_a_pane_jump(memory_project, app_factory):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await settle(app, pilot)
         await pilot.press(*"Show MEMORY.md load")
-        await pilot.pause(0.5)
+        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
@@ -122,9 +122,9 @@ async def test_palette_opens_a_memory_by_name(memory_project, app_factory):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await settle(app, pilot)
         await pilot.press(*"grafana boards")
-        await pilot.pause(0.5)
+        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen.tree.selected_path == "reference_dashboards.md"
@@ -194,9 +194,9 @@ async def test_palette_runs_a_pane_action_on_its_pane(memory_project, app_factor
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await settle(app, pilot)
         await pilot.press(*"Sync: Refresh status")
-        await pilot.pause(0.5)
+        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
@@ -362,9 +362,9 @@ async def test_palette_runs_a_memory_verb_on_the_tree_from_another_pane(
         await pilot.press("4")
         await settle(app, pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await settle(app, pilot)
         await pilot.press(*"Memory: Delete memory")
-        await pilot.pause(0.5)
+        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
         await pilot.press("enter")
         await settle(app, pilot)
         # The memory the verb acts on is brought forward first.
