@@ -14,7 +14,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypedDict
@@ -34,6 +33,7 @@ from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
 from workbench.engine.profiles.records import ALL_RECORD_TYPES
 from workbench.engine.progress import ProgressCallback, Reporter
+from workbench.engine.records import Record, replace
 from workbench.engine.userfiles import iter_lines, open_stream
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
@@ -207,8 +207,7 @@ class Entry:
         }
 
 
-@dataclass(frozen=True)
-class ReadStats:
+class ReadStats(Record):
     """What reading a transcript found, good and bad."""
 
     size_bytes: int
@@ -258,8 +257,7 @@ class ReadStats:
         }
 
 
-@dataclass(frozen=True)
-class CompactionEvent:
+class CompactionEvent(Record):
     """One `compact_boundary` and what the file says about it."""
 
     uuid: str | None
@@ -307,8 +305,7 @@ def compaction_event(entry: Entry, summary_uuid: str | None = None) -> Compactio
     )
 
 
-@dataclass(frozen=True)
-class ApiResponse:
+class ApiResponse(Record):
     """One API response, merged from the records streaming split it into."""
 
     message_id: str
@@ -837,8 +834,7 @@ def pick_title(
     return " ".join(chosen.split())[:200] if chosen else None
 
 
-@dataclass(frozen=True)
-class PreservedSegment:
+class PreservedSegment(Record):
     """A partial compaction's kept messages and whether Claude Code would relink them."""
 
     status: str
@@ -847,7 +843,7 @@ class PreservedSegment:
     head_uuid: str | None
     anchor_uuid: str | None
     tail_uuid: str | None
-    messages: tuple[Entry, ...] = field(default_factory=tuple)
+    messages: tuple[Entry, ...] = ()
     """Head to tail, with assistant usage zeroed as Claude Code does on load."""
 
     def to_json(self) -> dict[str, Any]:
@@ -918,8 +914,7 @@ def _zero_usage(entry: Entry) -> Entry:
 # --- the session list -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SessionInfo:
+class SessionInfo(Record):
     """One session of a project, as `workbench transcripts` lists it."""
 
     session_id: str
@@ -1086,8 +1081,6 @@ def iter_subagent_files(transcript_path: str | os.PathLike[str]) -> Iterator[Pat
 
 
 def _with(stats: ReadStats, **changes: Any) -> ReadStats:
-    from dataclasses import replace
-
     return replace(stats, **changes)
 
 
