@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.jsonl import parse_line, split_lines
 from workbench.engine.context.tokens import (
@@ -1004,11 +1004,14 @@ def session_info(path: str | os.PathLike[str]) -> SessionInfo:
 _TITLE_TYPES = frozenset({b"custom-title", b"ai-title", b"summary", b"last-prompt"})
 
 
-class _SessionExtras(TypedDict):
-    """The session-list facts read beside the transcript (its folder), not from it."""
+if TYPE_CHECKING:  # a TypedDict class evaluates its annotations: a millisecond per status line
+    from typing import TypedDict
 
-    has_session_memory: bool
-    subagent_transcripts: int
+    class _SessionExtras(TypedDict):
+        """The session-list facts read beside the transcript (its folder), not from it."""
+
+        has_session_memory: bool
+        subagent_transcripts: int
 
 
 def _quick_session_info(target: Path, stat: os.stat_result, extras: _SessionExtras) -> SessionInfo:
