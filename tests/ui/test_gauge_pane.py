@@ -261,7 +261,7 @@ def test_ladder_labels_every_rung_without_overprinting(sample_engine):
 
 def test_ladder_puts_labels_right_when_a_rung_is_near_the_start(sample_engine):
     report = sample_engine("warnings").context.gauge(latest=True)
-    from dataclasses import replace
+    from workbench.engine.records import replace
 
     low = compute_thresholds("claude-sonnet-4-6", env={"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "5"})
     report = replace(report, thresholds=low, used=1_000, state=token_warning_state(1_000, low))

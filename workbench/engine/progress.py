@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from workbench.engine.records import Record
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(Record):
     """How far one operation has got."""
 
     task: str

@@ -288,6 +288,6 @@ def _reading(report: GaugeReport | None) -> tuple[Any, ...] | None:
 
 
 def _with_last_usage(report: GaugeReport, usage: LastUsage | None) -> GaugeReport:
-    from dataclasses import replace
+    from workbench.engine.records import replace
 
     return replace(report, last_usage=usage)

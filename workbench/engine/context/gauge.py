@@ -10,7 +10,6 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +29,7 @@ from workbench.engine.context.transcript import (
     compaction_event,
 )
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.records import Record
 from workbench.engine.userfiles import open_stream
 
 if TYPE_CHECKING:
@@ -41,8 +41,7 @@ _ASSISTANT_MARK = b'"assistant"'
 _MODEL_SEARCH_LIMIT = 200
 
 
-@dataclass(frozen=True)
-class LastUsage:
+class LastUsage(Record):
     """The last real usage record: what the API measured for the latest call."""
 
     uuid: str | None
@@ -63,8 +62,7 @@ class LastUsage:
         }
 
 
-@dataclass(frozen=True)
-class TailRead:
+class TailRead(Record):
     """The part of a transcript the gauge needs, read from the end."""
 
     path: str
@@ -308,8 +306,7 @@ def _complete_end(path: str, size: int) -> int:
 # --- the report -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class GaugeReport:
+class GaugeReport(Record):
     """One reading of the gauge: the ladder, the count and where it sits."""
 
     transcript: str | None
@@ -326,7 +323,7 @@ class GaugeReport:
     size_bytes: int = 0
     bytes_read: int = 0
     read_mode: str = "tail"
-    problems: tuple[str, ...] = field(default_factory=tuple)
+    problems: tuple[str, ...] = ()
     claude: ResolvedVersion | None = None
     """The release whose rules the reading follows, and how it was chosen."""
 

@@ -14,10 +14,9 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.jsonl import parse_line, split_lines
 from workbench.engine.context.tokens import (
@@ -34,6 +33,7 @@ from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
 from workbench.engine.profiles.records import ALL_RECORD_TYPES
 from workbench.engine.progress import ProgressCallback, Reporter
+from workbench.engine.records import Record, replace
 from workbench.engine.userfiles import iter_lines, open_stream
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
@@ -207,8 +207,7 @@ class Entry:
         }
 
 
-@dataclass(frozen=True)
-class ReadStats:
+class ReadStats(Record):
     """What reading a transcript found, good and bad."""
 
     size_bytes: int
@@ -258,8 +257,7 @@ class ReadStats:
         }
 
 
-@dataclass(frozen=True)
-class CompactionEvent:
+class CompactionEvent(Record):
     """One `compact_boundary` and what the file says about it."""
 
     uuid: str | None
@@ -307,8 +305,7 @@ def compaction_event(entry: Entry, summary_uuid: str | None = None) -> Compactio
     )
 
 
-@dataclass(frozen=True)
-class ApiResponse:
+class ApiResponse(Record):
     """One API response, merged from the records streaming split it into."""
 
     message_id: str
@@ -837,8 +834,7 @@ def pick_title(
     return " ".join(chosen.split())[:200] if chosen else None
 
 
-@dataclass(frozen=True)
-class PreservedSegment:
+class PreservedSegment(Record):
     """A partial compaction's kept messages and whether Claude Code would relink them."""
 
     status: str
@@ -847,7 +843,7 @@ class PreservedSegment:
     head_uuid: str | None
     anchor_uuid: str | None
     tail_uuid: str | None
-    messages: tuple[Entry, ...] = field(default_factory=tuple)
+    messages: tuple[Entry, ...] = ()
     """Head to tail, with assistant usage zeroed as Claude Code does on load."""
 
     def to_json(self) -> dict[str, Any]:
@@ -918,8 +914,7 @@ def _zero_usage(entry: Entry) -> Entry:
 # --- the session list -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SessionInfo:
+class SessionInfo(Record):
     """One session of a project, as `workbench transcripts` lists it."""
 
     session_id: str
@@ -1009,11 +1004,14 @@ def session_info(path: str | os.PathLike[str]) -> SessionInfo:
 _TITLE_TYPES = frozenset({b"custom-title", b"ai-title", b"summary", b"last-prompt"})
 
 
-class _SessionExtras(TypedDict):
-    """The session-list facts read beside the transcript (its folder), not from it."""
+if TYPE_CHECKING:  # a TypedDict class evaluates its annotations: a millisecond per status line
+    from typing import TypedDict
 
-    has_session_memory: bool
-    subagent_transcripts: int
+    class _SessionExtras(TypedDict):
+        """The session-list facts read beside the transcript (its folder), not from it."""
+
+        has_session_memory: bool
+        subagent_transcripts: int
 
 
 def _quick_session_info(target: Path, stat: os.stat_result, extras: _SessionExtras) -> SessionInfo:
@@ -1086,8 +1084,6 @@ def iter_subagent_files(transcript_path: str | os.PathLike[str]) -> Iterator[Pat
 
 
 def _with(stats: ReadStats, **changes: Any) -> ReadStats:
-    from dataclasses import replace
-
     return replace(stats, **changes)
 
 
