@@ -347,11 +347,8 @@ class MemoryStore:
         self._warm_thread: threading.Thread | None = None
         self._warm_view: WarmView | None = None
         self._index_lock = threading.Lock()
-        self._index_writes = 0
-        """Bumped by each of the store's own writes: a parse from before one is not reused."""
-        self._indexed: tuple[tuple[Stamp | None, Stamp | None], int, frozenset[str]] | None
-        self._indexed = None
-        """The last parse of both indexes' links: their stamps, `_index_writes` then, paths."""
+        self._indexed: tuple[tuple[Stamp | None, Stamp | None], frozenset[str]] | None = None
+        """The last parse of both indexes' links, with their stamps (dropped on our writes)."""
 
     @property
     def history(self) -> History:
@@ -722,23 +719,24 @@ class MemoryStore:
         the last parse is reused while both indexes keep the stamp (device, inode, size,
         mtime, ctime) they had before it was read and the store wrote nothing since. A parse
         of an index whose ctime was near the clock is not kept (a second write within the
-        same timestamp tick would leave its stamp unchanged), nor one that met an error.
+        same timestamp tick would leave its stamp unchanged), nor one that met an error. The
+        lock makes the stat, the read and the keeping one step, so a write the store makes
+        meanwhile is forgotten after the parse is kept, not before.
         """
         with self._index_lock:
             now = _now_ns()
-            writes = self._index_writes
             try:  # stat'ed before the read: a change during the read shows as a new stamp
                 stamps = (self._index_stamp(False), self._index_stamp(True))
             except OSError:
                 stamps = None
             cached = self._indexed
-            if cached is not None and cached[0] == stamps and cached[1] == writes:
-                return cached[2]
+            if cached is not None and cached[0] == stamps:
+                return cached[1]
             linked, complete = self._parse_indexed_paths()
             self._indexed = None
             if stamps is not None and complete:
                 if all(s is None or s[4] < now - RACY_NS for s in stamps):
-                    self._indexed = (stamps, writes, linked)
+                    self._indexed = (stamps, linked)
             return linked
 
     def _index_stamp(self, team: bool) -> Stamp | None:
@@ -751,7 +749,6 @@ class MemoryStore:
     def _forget_index(self) -> None:
         """Drop the parsed index links (after each of the store's own writes)."""
         with self._index_lock:
-            self._index_writes += 1
             self._indexed = None
 
     @contextlib.contextmanager
