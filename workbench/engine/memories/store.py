@@ -8,6 +8,7 @@ first. A save is Claude Code's two-step save: the file, then its one-line index 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import math
 import os
@@ -61,7 +62,7 @@ from workbench.engine.memories.lint import (
     lint_file,
     stale_finding,
 )
-from workbench.engine.memories.listing_cache import ListingCache, Stamp, stamp_of
+from workbench.engine.memories.listing_cache import RACY_NS, ListingCache, Stamp, stamp_of
 from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
@@ -90,7 +91,7 @@ from workbench.engine.userfiles import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from typing import TypeVar
 
     from workbench.engine.engine import Engine
@@ -101,6 +102,8 @@ if TYPE_CHECKING:
     _M = TypeVar("_M", bound="Callable[..., Any]")
 
 DAY_MS = 86_400_000
+_now_ns = time.time_ns
+"""The clock a parsed index is trusted by (tests set it later to trust a fresh index)."""
 SCOPES = ("all", "private", "team", "log")
 
 
@@ -271,8 +274,11 @@ def _one_change(method: _M) -> _M:
 
     @functools.wraps(method)
     def wrapper(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
-        with self.history.transaction():
-            return method(self, *args, **kwargs)
+        try:
+            with self.history.transaction():
+                return method(self, *args, **kwargs)
+        finally:
+            self._forget_index()
 
     return wrapper  # type: ignore[return-value]
 
@@ -340,6 +346,9 @@ class MemoryStore:
         """A fixed "now" for ages (tests and snapshots); None means the wall clock."""
         self._warm_thread: threading.Thread | None = None
         self._warm_view: WarmView | None = None
+        self._index_lock = threading.Lock()
+        self._indexed: tuple[tuple[Stamp | None, Stamp | None], frozenset[str]] | None = None
+        """The last parse of both indexes' links, with their stamps (dropped on our writes)."""
 
     @property
     def history(self) -> History:
@@ -522,7 +531,7 @@ class MemoryStore:
         self,
         path: str,
         stat: os.stat_result,
-        indexed: set[str],
+        indexed: frozenset[str],
         rel: str | None = None,
         analysis: _Analysis | None = None,
     ) -> MemoryEntry:
@@ -703,13 +712,62 @@ class MemoryStore:
             raise UnreadableFileError(path, describe(path, exc)) from None
         return data, _decode(data)[0]
 
-    def _indexed_paths(self) -> set[str]:
-        """Memory paths (relative to the memory folder) that some index line links to."""
+    def _indexed_paths(self) -> frozenset[str]:
+        """Memory paths (relative to the memory folder) that some index line links to.
+
+        The viewer asks on every cursor move, and parsing a 9,000-line index takes ~100 ms:
+        the last parse is reused while both indexes keep the stamp (device, inode, size,
+        mtime, ctime) they had before it was read and the store wrote nothing since. A parse
+        of an index whose ctime was near the clock is not kept (a second write within the
+        same timestamp tick would leave its stamp unchanged), nor one that met an error. The
+        lock makes the stat, the read and the keeping one step, so a write the store makes
+        meanwhile is forgotten after the parse is kept, not before.
+        """
+        with self._index_lock:
+            now = _now_ns()
+            try:  # stat'ed before the read: a change during the read shows as a new stamp
+                stamps = (self._index_stamp(False), self._index_stamp(True))
+            except OSError:
+                stamps = None
+            cached = self._indexed
+            if cached is not None and cached[0] == stamps:
+                return cached[1]
+            linked, complete = self._parse_indexed_paths()
+            self._indexed = None
+            if stamps is not None and complete:
+                if all(s is None or s[4] < now - RACY_NS for s in stamps):
+                    self._indexed = (stamps, linked)
+            return linked
+
+    def _index_stamp(self, team: bool) -> Stamp | None:
+        """The index's stamp, None when it does not exist."""
+        try:
+            return stamp_of(os.stat(self.index_path(team)))
+        except FileNotFoundError:
+            return None
+
+    def _forget_index(self) -> None:
+        """Drop the parsed index links (after each of the store's own writes)."""
+        with self._index_lock:
+            self._indexed = None
+
+    @contextlib.contextmanager
+    def _writing_index(self) -> Iterator[None]:
+        """Forget the parsed index links once the writes inside are done (or failed)."""
+        try:
+            yield
+        finally:
+            self._forget_index()
+
+    def _parse_indexed_paths(self) -> tuple[frozenset[str], bool]:
+        """The paths both indexes link to, and whether both were read without error."""
         linked: set[str] = set()
+        complete = True
         for team in (False, True):
             try:
                 _, text = self._read_index(team)
             except OSError:
+                complete = False
                 continue  # lint reports the unreadable index; the listing goes on without it
             prefix = "team/" if team else ""
             for line in text.split("\n", MAX_ITEMISED_LINES)[:MAX_ITEMISED_LINES]:
@@ -719,7 +777,7 @@ class MemoryStore:
                 target = link_target_path(parsed.target) if parsed.target else None
                 if target:
                     linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
-        return linked
+        return frozenset(linked), complete
 
     def _orphan_candidates(self, team: bool) -> builtins.list[str]:
         rels = [self.relative(p) for p, _ in iter_memory_paths(self.root)]
@@ -1176,7 +1234,7 @@ class MemoryStore:
         first = f"{type}_{_slug(name)}.md"
         explicit = self._target_for(file, type, name, team) if file else None
         self._check_team_secrets(explicit or self._index_folder(team) / first, content)
-        with history.transaction():
+        with self._writing_index(), history.transaction():
             identical = False
             if explicit is not None:
                 target = explicit
@@ -1265,7 +1323,8 @@ class MemoryStore:
     ) -> SaveResult:
         """Write `text` over `target` as one history entry; report the index headroom after."""
         data = text.encode("utf-8")
-        entry = self.history.write(target, data, action)
+        with self._writing_index():
+            entry = self.history.write(target, data, action)
         report = self.index(team)
         return SaveResult(
             path=self.relative(target),
