@@ -80,6 +80,28 @@ async def test_a_long_index_is_built_off_the_ui_thread_and_arrives_whole(monkeyp
         assert widths == [options.scrollable_content_region.width - padding.width]
 
 
+async def test_handing_a_report_to_the_line_builder_never_prints_it(monkeypatch):
+    # Naming a worker by its arguments' repr walks the whole report on the UI thread.
+    printed: list[int] = []
+
+    def counting_repr(self) -> str:  # type: ignore[no-untyped-def]
+        printed.append(len(self.entries))
+        return "IndexReport(...)"
+
+    monkeypatch.setattr(IndexReport, "__repr__", counting_repr)
+    report = long_report(LINES_PER_BATCH + 3, loaded=200)
+
+    def setup(pane) -> None:  # type: ignore[no-untyped-def]
+        pane.show_report(report)
+
+    app = PaneHarness(IndexPane, setup)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(app, pilot)
+        options = app.query_one(IndexPane).query_one(".index-lines", OptionList)
+        assert options.option_count == LINES_PER_BATCH + 4  # the lines arrived
+        assert printed == []
+
+
 async def test_a_newer_report_replaces_the_lines_of_the_older_one():
     first, second = long_report(LINES_PER_BATCH + 50, loaded=200), long_report(30, loaded=30)
 
