@@ -10,16 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Select, Static
-from textual.worker import get_current_worker
 
-from workbench.engine.errors import WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.context_view import (
@@ -201,43 +199,37 @@ class ContextPane(Pane):
             self._load_sessions()
             self._load_history()
 
-    @property
-    def _context_service(self):  # type: ignore[no-untyped-def]
-        return self.app.engine.context  # type: ignore[attr-defined]
-
-    @work(thread=True, exclusive=True, group="context-sessions", exit_on_error=False)
+    # The engine's areas are reached inside the reads: opening one may import and build it.
     def _load_sessions(self) -> None:
-        try:
-            sessions = tuple(self._context_service.sessions())
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("sessions", str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.SessionsListed(sessions))
+        self.read_in_thread(
+            lambda: tuple(self.engine.context.sessions()),
+            self.SessionsListed,
+            lambda error: self.ReadFailed("sessions", error),
+            group="context-sessions",
+        )
 
-    @work(thread=True, exclusive=True, group="context-attribution", exit_on_error=False)
     def _attribute(self, session_id: str, plot_width: int) -> None:
-        try:
-            path = self._context_service.resolve_transcript(session=session_id)
-            report = self._context_service.attribution(path)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("attribution", str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
+        def read() -> tuple[AttributionReport, ReportParts]:
+            context = self.engine.context
+            report = context.attribution(context.resolve_transcript(session=session_id))
             # The sections are built here, off the UI thread; the plot at the pane's width
             # when the read began (drawn again on the UI thread if the width moved since).
-            drawn = ReportParts.of(report, plot_width)
-            self.post_message(self.Attributed(session_id, report, drawn))
+            return report, ReportParts.of(report, plot_width)
 
-    @work(thread=True, exclusive=True, group="context-history", exit_on_error=False)
+        self.read_in_thread(
+            read,
+            lambda read_back: self.Attributed(session_id, *read_back),
+            lambda error: self.ReadFailed("attribution", error),
+            group="context-attribution",
+        )
+
     def _load_history(self) -> None:
-        try:
-            history = self._context_service.session_history()
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("history", str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.HistoryRead(history))
+        self.read_in_thread(
+            lambda: self.engine.context.session_history(),
+            self.HistoryRead,
+            lambda error: self.ReadFailed("history", error),
+            group="context-history",
+        )
 
     @on(SessionsListed)
     def _listed(self, message: SessionsListed) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
@@ -13,9 +13,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
-from workbench.engine.errors import WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.instructions_view import (
@@ -99,15 +97,14 @@ class InstructionsPane(Pane):
             self._loaded = True
             self._load()
 
-    @work(thread=True, exclusive=True, group="instructions", exit_on_error=False)
     def _load(self) -> None:
-        try:
-            report = self.app.engine.instructions.report()  # type: ignore[attr-defined]
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.Failed(str(exc)))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Loaded(report))
+        # The area is reached inside the read: opening it may import and build it.
+        self.read_in_thread(
+            lambda: self.engine.instructions.report(),
+            self.Loaded,
+            self.Failed,
+            group="instructions",
+        )
 
     @on(Loaded)
     def _loaded_report(self, message: Loaded) -> None:
