@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -17,6 +18,20 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parent.parent
 # No home and no Claude config: the figures measure the engine, not what ~/.claude holds.
 ISOLATED_ENV = {"HOME": "/nonexistent-home", "CLAUDE_CONFIG_DIR": "/nonexistent-claude"}
+
+
+def process_env(base: Path) -> dict[str, str]:
+    """The environment of a whole-process run: this one's, with home, Claude Code's config,
+    the workbench's state and config pointed into `base` (nothing of the user's is read)."""
+    env = {
+        **os.environ,
+        "HOME": str(base / "home"),
+        "CLAUDE_CONFIG_DIR": str(base / "claude"),
+        "WORKBENCH_HOME": str(base / "workbench"),
+        "NO_COLOR": "1",
+    }
+    env.pop("WORKBENCH_CONFIG", None)
+    return env
 
 
 def timed_runs(

@@ -8,7 +8,6 @@ seconds, and are measured on a small transcript and on a generated 100 MB one.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._common import REPO, median_seconds, report  # noqa: E402
+from benchmarks._common import REPO, median_seconds, process_env, report  # noqa: E402
 from benchmarks.gen_transcript import ensure, generate  # noqa: E402
 
 MB = 100
@@ -42,13 +41,7 @@ def main() -> int:
         base = Path(folder)
         project = base / "project"
         project.mkdir()
-        env = {
-            **os.environ,
-            "HOME": str(base / "home"),
-            "CLAUDE_CONFIG_DIR": str(base / "claude"),
-            "WORKBENCH_HOME": str(base / "workbench"),
-            "NO_COLOR": "1",
-        }
+        env = process_env(base)
         from workbench.engine import Engine
 
         engine = Engine.open(project, env=env)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -31,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._common import REPO, line  # noqa: E402
+from benchmarks._common import REPO, line, process_env  # noqa: E402
 from benchmarks.gen_transcript import ensure, generate  # noqa: E402
 
 
@@ -60,14 +59,7 @@ def main() -> int:
         base = Path(folder)
         project = base / "project"
         project.mkdir()
-        env = {
-            **os.environ,
-            "HOME": str(base / "home"),
-            "CLAUDE_CONFIG_DIR": str(base / "claude"),
-            "WORKBENCH_HOME": str(base / "workbench"),
-            "NO_COLOR": "1",
-        }
-        env.pop("WORKBENCH_CONFIG", None)
+        env = process_env(base)
         # A small memory folder, so SessionStart has an index to report on.
         memory = base / "claude" / "projects" / str(project).replace("/", "-") / "memory"
         memory.mkdir(parents=True)
