@@ -143,9 +143,10 @@ async def test_the_sync_client_waits_out_a_429_and_pulls(team_db, tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     engine = Engine.open(project, memory_dir=str(tmp_path / "memory"))
-    # One request at once, then one per 2.5 s: the pull's first GET comes right after the
-    # seeding PUT and is refused; the client's retries (0.5, 1 and 2 s apart) reach a token.
-    with TeamServer(team_db(), [TOKEN], rate_limit=0.4, rate_burst=1) as server:
+    # One request at once, then one per 1.43 s: the pull's first GET comes right after the
+    # seeding PUT and is refused; the client's retries (0.5, 1 and 2 s apart, the second one
+    # 1.5 s after the first GET at the earliest) reach a token.
+    with TeamServer(team_db(), [TOKEN], rate_limit=0.7, rate_burst=1) as server:
         seeded = httpx.put(
             server.url + PATH, params=REPO, json={"entries": {"a.md": "A"}}, headers=AUTH
         )
@@ -165,12 +166,17 @@ async def test_the_sync_client_waits_out_a_429_and_pulls(team_db, tmp_path):
     assert any(path.read_text() == "A" for path in (tmp_path / "memory").rglob("a.md"))
 
 
-def test_a_database_that_restarts_is_reconnected_to_without_restarting_the_server():
+def test_a_database_that_restarts_is_reconnected_to_without_restarting_the_server(monkeypatch):
     from pgserver import PgCluster, unavailable_reason
+
+    from workbench.server import store_pg
 
     reason = unavailable_reason()
     if reason is not None:
         pytest.skip(f"needs a PostgreSQL server: {reason}")
+    # A request to a database that is down waits out the pool's timeout before its 503; one
+    # second instead of five keeps the same answers (the server runs in this process).
+    monkeypatch.setattr(store_pg, "POOL_TIMEOUT_S", 1.0)
     cluster = PgCluster.create()  # its own, since this test stops it
     try:
         with (
