@@ -78,7 +78,11 @@ class FaultServer:
         server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.02},  # shutdown() waits up to one poll interval
+            daemon=True,
+        )
         self._thread.start()
         host, port = server.server_address[:2]
         self.url = f"http://{host}:{port}"

@@ -36,6 +36,7 @@ from secretgen import make_token
 from workbench.cli import main
 from workbench.engine import Engine
 from workbench.engine.folder_lock import LOCK_NAME
+from workbench.engine.team.sync import client as sync_client
 from workbench.engine.team.sync.client import TeamSyncClient
 from workbench.engine.team.sync.state import SyncStateStore
 from workbench.engine.team.sync.transport import MAX_PULL_RESPONSE_BYTES, MiB
@@ -372,6 +373,8 @@ SOCKET_FAULTS = {
 def test_sync_commands_survive_socket_level_faults(tmp_path, capsys, monkeypatch, action):
     monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", "t")
     monkeypatch.setenv("WORKBENCH_SYNC_TIMEOUT", str(DEADLINE))
+    # Every retry still meets the fault; only the back-off between them (0.5, 1, 2 s) is cut.
+    monkeypatch.setattr(sync_client, "retry_delay", lambda _attempt, _rand: 0.01)
     broken = []
     for n, (name, responder) in enumerate(SOCKET_FAULTS.items()):
         sandbox = Sandbox(tmp_path / f"box{n}")
