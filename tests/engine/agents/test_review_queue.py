@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -158,13 +159,48 @@ def test_corrupt_proposal_files_are_skipped(queue: ReviewQueue, memory: Path) ->
 
 def _race_at_the_check(monkeypatch, rival):  # type: ignore[no-untyped-def]
     """Run `rival()` in another thread the moment accept has hashed the file, and give it
-    up to 3 s: with the check under the folder lock the rival waits for the accept to end."""
+    up to 3 s or until it finds the folder lock held: with the check under the folder lock
+    the rival waits for the accept to end."""
     import threading
 
+    import workbench.engine.folder_lock as folder_lock
     from workbench.engine.agents import review_queue
 
     real = review_queue.sha256_or_none
     outcome: list[str] = []
+    blocked = threading.Event()
+    """Set when the rival's thread finds the lock held by the accept's."""
+    real_process_lock = folder_lock._process_lock
+
+    class Watched:
+        def __init__(self, lock) -> None:  # type: ignore[no-untyped-def]
+            self.lock = lock
+
+        def acquire(self, timeout: float = -1) -> bool:
+            if self.lock.acquire(blocking=False):
+                return True
+            if threading.current_thread() in racing_threads:
+                blocked.set()
+            return self.lock.acquire(timeout=timeout)
+
+        def release(self) -> None:
+            self.lock.release()
+
+    class WatchedProcessLock:
+        def __init__(self, lock) -> None:  # type: ignore[no-untyped-def]
+            self.__dict__["_real"] = lock
+            self.__dict__["thread_lock"] = Watched(lock.thread_lock)
+
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            return getattr(self._real, name)
+
+        def __setattr__(self, name: str, value) -> None:  # type: ignore[no-untyped-def]
+            setattr(self._real, name, value)
+
+    monkeypatch.setattr(
+        folder_lock, "_process_lock", lambda path: WatchedProcessLock(real_process_lock(path))
+    )
+    racing_threads: list[threading.Thread] = []
 
     def rival_run() -> None:
         try:
@@ -178,8 +214,12 @@ def _race_at_the_check(monkeypatch, rival):  # type: ignore[no-untyped-def]
         if not outcome:
             outcome.append("checked")
             thread = threading.Thread(target=rival_run)
+            racing_threads.append(thread)
             thread.start()
-            thread.join(3)
+            # Waiting on the lock is the rival's last step before the accept ends.
+            deadline = time.monotonic() + 3
+            while thread.is_alive() and not blocked.is_set() and time.monotonic() < deadline:
+                thread.join(0.01)
             racing.append(thread)
         return digest
 
