@@ -177,9 +177,12 @@ def stale_finding(path: str, age_days: int) -> LintFinding | None:
     on today's date, so a cached lint adds it afresh)."""
     if age_days <= STALE_AFTER_DAYS:
         return None
-    return _finding(
-        path, "memory-stale", "info", f"last changed {age_days} days ago: check it still holds"
-    )
+    return _finding(path, "memory-stale", "info", stale_message(age_days))
+
+
+def stale_message(age_days: int) -> str:
+    """What `memory-stale` says of a file last changed `age_days` ago."""
+    return f"last changed {age_days} days ago: check it still holds"
 
 
 def _frontmatter_findings(
