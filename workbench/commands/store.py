@@ -175,13 +175,13 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 def run_ls(args: argparse.Namespace) -> int:
-    memories = open_engine(args).memories
+    engine = open_engine(args)
     if wants_json(args) and not sys.stdout.isatty():
         # Piped: one line, and from the last run's output while nothing it shows changed.
-        sys.stdout.buffer.write(memories.listing_json(scope=args.scope) + b"\n")
+        sys.stdout.buffer.write(engine.memory_listing_json(args.scope) + b"\n")
         sys.stdout.flush()
         return ExitCode.OK
-    rows = memories.listing(scope=args.scope)
+    rows = engine.memories.listing(scope=args.scope)
 
     def human(con: Console) -> None:
         from rich.table import Table

@@ -302,3 +302,41 @@ def test_compact_json_writes_what_the_json_module_writes():
         assert compact_json(value) == expected
     lone = {"x": "\ud800"}
     assert compact_json(lone) == json.dumps(lone, separators=(",", ":")).encode()
+
+
+def test_the_facade_answers_from_the_kept_output_without_the_store(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # A day is far from any file's next birthday in this folder: the wall clock is fixed.
+    monkeypatch.setattr("time.time", lambda: NOW_MS / 1000)
+
+    def engine() -> Engine:
+        return Engine.open(
+            tmp_path,
+            config_home=str(tmp_path / "cfg"),
+            memory_dir=str(folder),
+            claude_version="2.1.332",
+            cache_dir=tmp_path / "cache",
+        )
+
+    expected = _expected(folder, tmp_path)
+    first = engine()
+    assert first.memory_listing_json() == expected  # a miss: the store lists and keeps it
+    assert "memories" in first.__dict__
+    second = engine()
+    assert second.memory_listing_json() == expected
+    assert "memories" not in second.__dict__  # answered from the kept output
+    _add(folder)
+    third = engine()
+    assert third.memory_listing_json() == _expected(folder, tmp_path)
+    assert "memories" in third.__dict__
+
+
+def test_a_memory_folder_that_is_a_link_is_walked(tmp_path: Path):
+    real = tmp_path / "elsewhere"
+    _write(real / "kept.md", "---\ndescription: kept\ntype: user\n---\n")
+    _write(real / "sub" / "deeper.md", "---\ndescription: deeper\ntype: user\n---\n")
+    link = tmp_path / "memory"
+    link.symlink_to(real, target_is_directory=True)
+    paths = {row["path"] for row in _store(link, tmp_path).listing()}
+    assert paths == {"kept.md", "sub/deeper.md"}

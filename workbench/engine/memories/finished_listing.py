@@ -13,16 +13,23 @@ and the pieces joined are exactly `compact_json(row)`: the tests hold the two eq
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
+import os
 from array import array
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from workbench.engine.memories.lint import STALE_AFTER_DAYS, stale_message
-from workbench.engine.memories.listing_cache import FINISHED_FIELDS, compact_json
+from workbench.engine.memories.listing_cache import (
+    FINISHED_FIELDS,
+    ListingCache,
+    compact_json,
+    stamp_of,
+)
+from workbench.engine.memories.staleness import DAY_MS, STALE_AFTER_DAYS, stale_message
+from workbench.engine.memories.walk import iter_memory_paths
 
-DAY_MS = 86_400_000
 FIELDS = FINISHED_FIELDS
 """Per row in the table: age, ages (0/1), the path's JSON span (2), the age digits' span (2),
 the stale slot's span (2). The slot also holds the commas the stale finding needs."""
@@ -40,11 +47,6 @@ class Listed:
         """How many of the row's findings come before where `memory-stale` goes."""
         self.ages = ages
         """Whether `memory-stale` applies to the file at all."""
-
-
-def age_days(now_ms: float, mtime_ms: float) -> int:
-    """Whole days since `mtime_ms` (never negative), as the listing counts them."""
-    return max(0, math.floor((now_ms - mtime_ms) / DAY_MS))
 
 
 def stale_json(path_json: bytes, age: int) -> bytes:
@@ -66,8 +68,23 @@ def _slot(path_json: bytes, age: int, ages: bool, pre: bool, post: bool) -> byte
     return b"," if pre and post else b""
 
 
-def encode(items: Sequence[Listed], now_ms: float) -> tuple[bytes, array[int], array[float]]:
-    """The listing's compact JSON, its table (`FIELDS` ints a row) and the rows' mtimes."""
+class Finished(NamedTuple):
+    """A listing's output with what `patch` needs to bring it to another day."""
+
+    output: bytes
+    table: array[int]
+    """`FIELDS` integers a row (see `FIELDS`)."""
+    mtimes: array[float]
+    bounds: array[float]
+    """When each row's age next moves on after `now_ms`, ascending (1 ms early)."""
+    order: array[int]
+    """The row each of `bounds` belongs to."""
+    now_ms: float
+    """The moment the ages in `output` are for."""
+
+
+def encode(items: Sequence[Listed], now_ms: float) -> Finished:
+    """The listing's compact JSON at `now_ms`, with its table, mtimes and age bounds."""
     table: array[int] = array("q")
     mtimes: array[float] = array("d")
     parts = [b"["]
@@ -115,16 +132,27 @@ def encode(items: Sequence[Listed], now_ms: float) -> tuple[bytes, array[int], a
             parts.append(piece)
             at += len(piece)
     parts.append(b"]")
-    return b"".join(parts), table, mtimes
+    # A row's age moves on a day after its mtime, and every day after that; 1 ms early, so
+    # float rounding never leaves a changed age unseen (a row looked at early is unchanged).
+    nexts = [mtime + (math.floor((now_ms - mtime) / DAY_MS) + 1) * DAY_MS - 1 for mtime in mtimes]
+    order = sorted(range(len(nexts)), key=nexts.__getitem__)
+    bounds = array("d", [nexts[n] for n in order])
+    return Finished(b"".join(parts), table, mtimes, bounds, array("q", order), now_ms)
 
 
-def patch(output: bytes, table: array[int], mtimes: array[float], now_ms: float) -> bytes:
-    """`output` (made by `encode`) as it reads at `now_ms`: every age and `memory-stale`
-    finding recomputed, and the spans of the rows whose age changed rewritten."""
+def patch(kept: Finished, now_ms: float) -> bytes:
+    """The kept output as it reads at `now_ms`: the ages and `memory-stale` findings of the
+    rows whose age may have moved on since (all rows, if the clock went back) recomputed and
+    their spans rewritten."""
+    output, table, mtimes = kept.output, kept.table, kept.mtimes
+    if now_ms >= kept.now_ms:
+        rows: Sequence[int] = sorted(kept.order[: bisect.bisect_right(kept.bounds, now_ms)])
+    else:
+        rows = range(len(mtimes))
     pieces: list[bytes] = []
     last = 0
-    for n, mtime_ms in enumerate(mtimes):
-        age = max(0, math.floor((now_ms - mtime_ms) / DAY_MS))
+    for n in rows:
+        age = max(0, math.floor((now_ms - mtimes[n]) / DAY_MS))
         base = n * FIELDS
         if age == table[base]:
             continue
@@ -143,3 +171,41 @@ def patch(output: bytes, table: array[int], mtimes: array[float], now_ms: float)
         return output
     pieces.append(output[last:])
     return b"".join(pieces)
+
+
+class Lookup(NamedTuple):
+    """A listing's walk and its key, and the output kept under that key (None: a miss)."""
+
+    walk: list[tuple[str, os.stat_result]]
+    key: str | None
+    indexes: Any
+    output: bytes | None
+
+
+def look_up(
+    cache: ListingCache | None,
+    scope: str,
+    memory_dir: str,
+    index_paths: tuple[str, str],
+    now_ms: float,
+) -> Lookup:
+    """Walk the folder and answer from the kept output when its key still holds; what
+    `MemoryStore.listing_json` needs to go on from a miss otherwise."""
+    walk = iter_memory_paths(memory_dir)
+    if cache is None:
+        return Lookup(walk, None, None, None)
+    try:
+        indexes = tuple(_stamp_or_none(path) for path in index_paths)
+    except OSError:
+        return Lookup(walk, None, None, None)
+    key = cache.listing_key(scope, walk, indexes)
+    kept = cache.finished(scope, key)
+    output = patch(kept, now_ms) if kept is not None else None
+    return Lookup(walk, key, indexes, output)
+
+
+def _stamp_or_none(path: str) -> tuple[int, int, int, int, int] | None:
+    try:
+        return stamp_of(os.stat(path))
+    except FileNotFoundError:
+        return None

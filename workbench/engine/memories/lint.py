@@ -17,12 +17,12 @@ from workbench.engine.memories.frontmatter import (
     parse_frontmatter,
 )
 from workbench.engine.memories.models import LintFinding
+from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
 from workbench.engine.records import Record
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
 SURFACE_MAX_LINES = 200
 SURFACE_MAX_BYTES = 4096
-STALE_AFTER_DAYS = 30
 LARGE_FILE_BYTES = 1_000_000
 
 _WHY = re.compile(r"\*\*\s*why\s*:?\s*\*\*|^\s*why\s*:", re.IGNORECASE | re.MULTILINE)
@@ -178,11 +178,6 @@ def stale_finding(path: str, age_days: int) -> LintFinding | None:
     if age_days <= STALE_AFTER_DAYS:
         return None
     return _finding(path, "memory-stale", "info", stale_message(age_days))
-
-
-def stale_message(age_days: int) -> str:
-    """What `memory-stale` says of a file last changed `age_days` ago."""
-    return f"last changed {age_days} days ago: check it still holds"
 
 
 def _frontmatter_findings(

@@ -25,15 +25,19 @@ silent: the cache only ever saves time, it never decides an answer.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sys
 import threading
 import time
+import zlib
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workbench.engine.engine import Engine
+    from workbench.engine.memories.finished_listing import Finished
 
 FORMAT = 1
 FOLDER = "memory-listing"
@@ -107,12 +111,26 @@ def compact_json(data: Any) -> bytes:
             return json.dumps(data, separators=(",", ":")).encode("ascii")
 
 
+def listing_cache_for(engine: Engine) -> ListingCache | None:
+    """The listing cache of the engine's memory folder, under the rules of its release
+    (None when the engine has no cache folder)."""
+    folder = engine.versions.cache_dir
+    if folder is None:
+        return None
+    profile = engine.profile
+    rules = [list(profile.memory_files.reads_type_at), profile.version]
+    return ListingCache(folder, str(Path(engine.locations.memory_dir)), rules)
+
+
 class ListingCache:
     """The cached records of one memory folder under `folder` (None: no cache at all)."""
 
     def __init__(self, folder: Path | None, memory_dir: str, rules: list[Any]) -> None:
         self.folder = folder / FOLDER if folder is not None else None
-        name = hashlib.sha256(os.fsencode(memory_dir)).hexdigest()[:24]
+        # A checksum, not a digest: hashlib loads OpenSSL (2 ms of every listing), and two
+        # folders that shared a name would only take turns (the context tells them apart).
+        raw = os.fsencode(memory_dir)
+        name = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
         self.path = self.folder / f"{name}.json" if self.folder is not None else None
         self._context = [memory_dir, rules]
         self.started_ns = time.time_ns()
@@ -162,16 +180,17 @@ class ListingCache:
         """What a finished listing of `scope` depends on besides the clock: every file's path
         and stamp in walk order, and `extra` (the indexes' stamps)."""
         # The stamps are integers, whose hash (unlike a string's) is the same in every
-        # process: hashing their tuple in C costs a third of serialising them.
+        # process: hashing their tuple in C costs a third of serialising them. Any change to
+        # a file moves its stamp (a rename too: it sets the ctime); the paths' checksum is
+        # on top of that.
         stamps = hash(tuple([stamp_of(info) for _, info in walk]))
-        paths = "\0".join([path for path, _ in walk])
-        text = f"{scope}\0{extra!r}\0{stamps}\0{len(walk)}\0{paths}"
-        data = text.encode("utf-8", "surrogateescape")
-        return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+        paths = "\0".join([path for path, _ in walk]).encode("utf-8", "surrogateescape")
+        return f"{scope}:{extra!r}:{len(walk)}:{stamps:x}:{zlib.crc32(paths):08x}"
 
-    def finished(self, scope: str, key: str) -> tuple[bytes, array[int], array[float]] | None:
-        """The listing of `scope` kept under `key`: its output, table and mtimes (see
-        `finished_listing`), or None."""
+    def finished(self, scope: str, key: str) -> Finished | None:
+        """The listing of `scope` kept under `key` (see `finished_listing`), or None."""
+        from workbench.engine.memories.finished_listing import Finished
+
         path = self._finished_path(scope)
         if path is None:
             return None
@@ -191,38 +210,43 @@ class ListingCache:
             and header.get("context") == self._context
             and type(rows := header.get("rows")) is int
             and type(size := header.get("size")) is int
+            and isinstance(now_ms := header.get("now"), (int, float))
             and header.get("fields") == FINISHED_FIELDS
             and rows >= 0
-            and len(body) == rows * (FINISHED_FIELDS + 1) * 8 + size
+            and len(body) == rows * (FINISHED_FIELDS + 3) * 8 + size
             and header.get("code") == _code_stamp()
         ):
             return None
         table: array[int] = array("q")
         mtimes: array[float] = array("d")
-        if table.itemsize != 8 or mtimes.itemsize != 8:
-            return None
-        cut = rows * FINISHED_FIELDS * 8
-        table.frombytes(body[:cut])
-        mtimes.frombytes(body[cut : cut + rows * 8])
-        return body[cut + rows * 8 :], table, mtimes
+        bounds: array[float] = array("d")
+        order: array[int] = array("q")
+        at = 0
+        for values, count in ((table, FINISHED_FIELDS), (mtimes, 1), (bounds, 1), (order, 1)):
+            if values.itemsize != 8:
+                return None
+            values.frombytes(body[at : at + rows * count * 8])
+            at += rows * count * 8
+        return Finished(body[at:], table, mtimes, bounds, order, float(now_ms))
 
-    def keep_finished(
-        self, scope: str, key: str, output: bytes, table: array[int], mtimes: array[float]
-    ) -> None:
+    def keep_finished(self, scope: str, key: str, kept: Finished) -> None:
         """Keep a listing of `scope` under `key` (best effort)."""
         path = self._finished_path(scope)
-        if path is None or table.itemsize != 8 or mtimes.itemsize != 8:
+        arrays = (kept.table, kept.mtimes, kept.bounds, kept.order)
+        if path is None or any(values.itemsize != 8 for values in arrays):
             return
         header = {
             "key": key,
             "context": self._context,
-            "rows": len(mtimes),
-            "size": len(output),
+            "rows": len(kept.mtimes),
+            "size": len(kept.output),
+            "now": kept.now_ms,
             "fields": FINISHED_FIELDS,
             "code": _code_stamp(),
         }
         line = json.dumps(header, ensure_ascii=True, separators=(",", ":")).encode()
-        self._write(path, b"".join((line, b"\n", table.tobytes(), mtimes.tobytes(), output)))
+        body = [values.tobytes() for values in arrays]
+        self._write(path, b"".join((line, b"\n", *body, kept.output)))
 
     def _finished_path(self, scope: str) -> Path | None:
         if self.path is None:

@@ -57,18 +57,17 @@ from workbench.engine.memories.index import (
 )
 from workbench.engine.memories.lint import (
     LARGE_FILE_BYTES,
-    STALE_AFTER_DAYS,
     FileFacts,
     lint_and_frontmatter,
     lint_file,
     stale_finding,
-    stale_message,
 )
 from workbench.engine.memories.listing_cache import (
     RACY_NS,
     ListingCache,
     Stamp,
     compact_json,
+    listing_cache_for,
     stamp_of,
 )
 from workbench.engine.memories.models import (
@@ -84,7 +83,9 @@ from workbench.engine.memories.models import (
     RenameResult,
     SaveResult,
 )
-from workbench.engine.memories.scan import MemoryScanner, format_manifest, iter_memory_paths
+from workbench.engine.memories.scan import MemoryScanner, format_manifest
+from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
+from workbench.engine.memories.walk import iter_memory_paths
 from workbench.engine.records import Record
 from workbench.engine.records import replace as with_changes
 from workbench.engine.userfiles import (
@@ -104,6 +105,7 @@ if TYPE_CHECKING:
 
     from workbench.engine.engine import Engine
     from workbench.engine.history import History
+    from workbench.engine.memories.finished_listing import Lookup
     from workbench.engine.memories.models import DraftCheck, DraftForm, EditableMemory
 
     # Here: a TypeVar bound by name compiles that name when the module loads (1.5 ms).
@@ -661,30 +663,26 @@ class MemoryStore:
         listed, _ = self._listing(scope, walk, self._now_ms(), self._listing_cache())
         return [row for _, _, row in listed]
 
-    def listing_json(self, scope: str = "all") -> bytes:
+    def listing_json(self, scope: str = "all", found: Lookup | None = None) -> bytes:
         """`listing(scope)` as one line of compact JSON (what `ls --json` prints when piped).
 
         The output is kept between runs (`ListingCache`, `finished_listing`): while every
         file and index has the stamp it had, the next call takes it after the folder walk
-        and rewrites only the ages that changed, reading no file and no record."""
+        and rewrites only the ages that changed, reading no file and no record. `found`:
+        that look-up, made already (`Engine.memory_listing_json`)."""
         from workbench.engine.memories import finished_listing
 
         _check_scope(scope)
-        walk = iter_memory_paths(self.root)
         now_ms = self._now_ms()
         cache = self._listing_cache()
-        key = indexes = None
-        if cache is not None:
-            try:
-                indexes = (self._index_stamp(False), self._index_stamp(True))
-            except OSError:
-                cache = None
-            else:
-                key = cache.listing_key(scope, walk, indexes)
-                kept = cache.finished(scope, key)
-                if kept is not None:
-                    return finished_listing.patch(*kept, now_ms)
-        listed, whole = self._listing(scope, walk, now_ms, cache or self._listing_cache())
+        if found is None:
+            found = finished_listing.look_up(
+                cache, scope, str(self.root), self._index_paths(), now_ms
+            )
+        if found.output is not None:
+            return found.output
+        walk, key, indexes = found.walk, found.key, found.indexes
+        listed, whole = self._listing(scope, walk, now_ms, cache)
         items = [
             finished_listing.Listed(row, mtime_ms, len(record[9]), record[8])
             for mtime_ms, record, row in listed
@@ -693,11 +691,11 @@ class MemoryStore:
         parsed = self._indexed  # the indexes' links, when their parse was whole and trusted
         if cache is not None and key is not None and whole:
             if parsed is not None and parsed[0] == indexes:
-                kept_output, table, mtimes = finished_listing.encode(items, now_ms)
+                kept = finished_listing.encode(items, now_ms)
                 # Written piece by piece, it is the same bytes (unless a value only the json
                 # module can write, escaped, made the two differ: then it is not kept).
-                if kept_output == output:
-                    cache.keep_finished(scope, key, output, table, mtimes)
+                if kept.output == output:
+                    cache.keep_finished(scope, key, kept)
         return output
 
     def _listing(
@@ -788,11 +786,10 @@ class MemoryStore:
 
     def _listing_cache(self) -> ListingCache | None:
         """The between-runs cache of this folder's analyses (None when there is none)."""
-        folder = self.engine.versions.cache_dir if self.use_listing_cache else None
-        if folder is None:
-            return None
-        rules = [list(self.formats.reads_type_at), self.engine.profile.version]
-        return ListingCache(folder, str(self.root), rules)
+        return listing_cache_for(self.engine) if self.use_listing_cache else None
+
+    def _index_paths(self) -> tuple[str, str]:
+        return (str(self.index_path(False)), str(self.index_path(True)))
 
     def _save_listing_cache(
         self,
