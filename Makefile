@@ -24,9 +24,12 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
-# The suite runs on every core (pytest-xdist), a test module or class to a worker, so the
-# fixtures a module shares are built once. `make test PYTEST_WORKERS=0` runs it in one process.
-PYTEST_WORKERS ?= auto
+# The suite runs on pytest-xdist workers, a test module or class to a worker, so the fixtures a
+# module shares are built once. Two workers a core: a worker spends about two fifths of its
+# time waiting on servers, subprocesses and PostgreSQL, and one a core left the cores idle
+# that long (-n 2: 340 s, 117% CPU; -n 4: 246 s). `make test PYTEST_WORKERS=0` runs it in
+# one process.
+PYTEST_WORKERS ?= $(shell python3 -c "import os; print(2 * len(os.sched_getaffinity(0)))" 2>/dev/null || echo auto)
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
 
 test: $(STAMP)  ## lint, import contracts, type check, then the test suite
@@ -36,6 +39,8 @@ test: $(STAMP)  ## lint, import contracts, type check, then the test suite
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 
 bench: $(STAMP)  ## run the benchmarks (one line per figure; bench-suite apart)
+	@# Bytecode of the code as it is now: the start-up figures are not compile times.
+	@$(BIN)/python -m compileall -q workbench
 	@for f in $(filter-out benchmarks/bench_suite.py,$(wildcard benchmarks/bench_*.py)); do \
 		$(BIN)/python $$f || exit 1; done
 
