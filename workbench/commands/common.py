@@ -248,8 +248,7 @@ def emit(
         if compact_when_piped and not sys.stdout.isatty():
             compact = _compact_json(data)
             if compact is not None:
-                sys.stdout.buffer.write(compact + b"\n")
-                sys.stdout.flush()
+                write_bytes(compact + b"\n")
                 return
             indent, separators = None, (",", ":")
         text = json.dumps(
@@ -271,6 +270,18 @@ def emit(
         sys.stdout.flush()
         return
     human(console())
+
+
+def write_bytes(data: bytes) -> None:
+    """Write UTF-8 `data` to stdout as bytes when it takes them (a captured stdout in a test,
+    or one replaced by a caller, may take text only)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        sys.stdout.flush()
+        buffer.write(data)
+    else:
+        sys.stdout.write(data.decode("utf-8"))
+    sys.stdout.flush()
 
 
 def _compact_json(data: Any) -> bytes | None:

@@ -16,6 +16,7 @@ from workbench.commands.common import (
     wants_json,
     warn,
     with_claude,
+    write_bytes,
 )
 from workbench.engine.errors import UserInputError
 
@@ -178,8 +179,7 @@ def run_ls(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     if wants_json(args) and not sys.stdout.isatty():
         # Piped: one line, and from the last run's output while nothing it shows changed.
-        sys.stdout.buffer.write(engine.memory_listing_json(args.scope) + b"\n")
-        sys.stdout.flush()
+        write_bytes(engine.memory_listing_json(args.scope) + b"\n")
         return ExitCode.OK
     rows = engine.memories.listing(scope=args.scope)
 
