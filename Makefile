@@ -24,12 +24,12 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
-# The suite runs on pytest-xdist workers, a test module or class to a worker, so the fixtures a
-# module shares are built once. Two workers a core: a worker spends about two fifths of its
-# time waiting on servers, subprocesses and PostgreSQL, and one a core left the cores idle
-# that long (-n 2: 340 s, 117% CPU; -n 4: 246 s). `make test PYTEST_WORKERS=0` runs it in
-# one process.
-PYTEST_WORKERS ?= $(shell python3 -c "import os; print(2 * len(os.sched_getaffinity(0)))" 2>/dev/null || echo auto)
+# The suite runs on every core (pytest-xdist), a test module or class to a worker, so the
+# fixtures a module shares are built once. `make test PYTEST_WORKERS=0` runs it in one process.
+# Two workers a core finish sooner (a worker waits on servers and subprocesses two fifths of
+# its time: 340 s on -n 2 against 246 s on -n 4) but load the machine past what the process
+# tests' timing has been shown to hold; `make test PYTEST_WORKERS=4` runs them so.
+PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
 
 test: $(STAMP)  ## lint, import contracts, type check, then the test suite

@@ -146,11 +146,13 @@ def _until_interrupted(attempts):  # type: ignore[no-untyped-def]
     by its ctrl+c; each attempt has more work than the one before. On a loaded machine the
     work can end before the signal arrives: that attempt says nothing, and the next, larger
     one is tried (so the test is about the interruption, not the machine's speed)."""
+    seen = []
     for attempt in attempts:
         code, out, shown = attempt()
         if code == 130 or "cancelled" in shown:
             return code, out, shown
-    pytest.fail("every attempt finished before its ctrl+c arrived")
+        seen.append((code, shown[-300:]))
+    pytest.fail(f"every attempt finished before its ctrl+c arrived: {seen}")
 
 
 def test_ctrl_c_ends_a_scan_with_one_line(tmp_path: Path):
