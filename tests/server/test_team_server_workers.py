@@ -73,10 +73,12 @@ def worker_pids(parent: int) -> list[int]:
     return found
 
 
-def wait_for_workers(parent: int, count: int) -> list[int]:
+def wait_for_workers(parent: int, count: int, gone: int | None = None) -> list[int]:
+    """The parent's `count` workers, once there are that many (and `gone`, a worker just
+    killed, is no longer among them: until the supervisor reaps it, it is still listed)."""
     deadline = time.monotonic() + DEADLINE_S
-    while len(pids := worker_pids(parent)) != count:
-        assert time.monotonic() < deadline, f"{len(pids)} workers instead of {count}"
+    while len(pids := worker_pids(parent)) != count or gone in pids:
+        assert time.monotonic() < deadline, f"{pids}: not {count} workers without {gone}"
         time.sleep(0.1)
     return pids
 
@@ -201,7 +203,7 @@ def test_a_worker_killed_mid_put_loses_no_acknowledged_update(
         while sum(len(p.acknowledged) for p in pushers) < acknowledged_before + 30:
             assert time.monotonic() < deadline and all(p.error is None for p in pushers)
             time.sleep(0.05)
-        replaced = wait_for_workers(proc.pid, workers)
+        replaced = wait_for_workers(proc.pid, workers, gone=owner)
         assert owner not in replaced and proc.poll() is None
     finally:
         stop.set()

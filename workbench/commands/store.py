@@ -13,8 +13,10 @@ from workbench.commands.common import (
     emit,
     open_engine,
     plain,
+    wants_json,
     warn,
     with_claude,
+    write_bytes,
 )
 from workbench.engine.errors import UserInputError
 
@@ -174,7 +176,12 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 def run_ls(args: argparse.Namespace) -> int:
-    entries = open_engine(args).memories.list(scope=args.scope)
+    engine = open_engine(args)
+    if wants_json(args) and not sys.stdout.isatty():
+        # Piped: one line, and from the last run's output while nothing it shows changed.
+        write_bytes(engine.memory_listing_json(args.scope) + b"\n")
+        return ExitCode.OK
+    rows = engine.memories.listing(scope=args.scope)
 
     def human(con: Console) -> None:
         from rich.table import Table
@@ -182,19 +189,19 @@ def run_ls(args: argparse.Namespace) -> int:
         table = Table(box=None, pad_edge=False)
         for column in ("path", "type", "age", "tokens", "indexed", "lints", "description"):
             table.add_column(column)
-        for e in entries:
+        for row in rows:
             table.add_row(
-                plain(e.path),
-                e.type or "-",
-                f"{e.age_days}d",
-                str(e.tokens),
-                "yes" if e.indexed else "no",
-                str(len(e.lints)) if e.lints else "",
-                plain(_fit(e.description or "", 60 if con.is_terminal else None)),
+                plain(row["path"]),
+                row["type"] or "-",
+                f"{row['age_days']}d",
+                str(row["tokens"]),
+                "yes" if row["indexed"] else "no",
+                str(len(row["lints"])) if row["lints"] else "",
+                plain(_fit(row["description"] or "", 60 if con.is_terminal else None)),
             )
         con.print(table)
 
-    emit(args, [e.to_json() for e in entries], human, compact_when_piped=True)
+    emit(args, rows, human, compact_when_piped=True)
     return ExitCode.OK
 
 

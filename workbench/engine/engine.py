@@ -167,6 +167,29 @@ class Engine:
 
         return MemoryStore(self)  # its history opens when a change is first made
 
+    def memory_listing_json(self, scope: str = "all") -> bytes:
+        """`memories.listing_json(scope)`, answered without loading the memory store (its
+        parser and linter) when the output kept from the last listing still holds: what a
+        `ls --json` of a large unchanged folder costs is then the folder walk."""
+        import time
+
+        from workbench.engine.memories import finished_listing
+        from workbench.engine.memories.listing_cache import listing_cache_for
+
+        if "memories" in self.__dict__ or scope not in ("all", "private", "team", "log"):
+            return self.memories.listing_json(scope)  # its clock, and its scope errors
+        locations = self.locations
+        found = finished_listing.look_up(
+            listing_cache_for(self),
+            scope,
+            str(Path(locations.memory_dir)),
+            (str(locations.entrypoint), str(locations.team_entrypoint)),
+            time.time() * 1000,
+        )
+        return (
+            found.output if found.output is not None else self.memories.listing_json(scope, found)
+        )
+
     @cached_property
     def history(self) -> History:
         """Every change the workbench made, with undo."""

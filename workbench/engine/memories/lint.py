@@ -17,12 +17,12 @@ from workbench.engine.memories.frontmatter import (
     parse_frontmatter,
 )
 from workbench.engine.memories.models import LintFinding
+from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
 from workbench.engine.records import Record
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
 SURFACE_MAX_LINES = 200
 SURFACE_MAX_BYTES = 4096
-STALE_AFTER_DAYS = 30
 LARGE_FILE_BYTES = 1_000_000
 
 _WHY = re.compile(r"\*\*\s*why\s*:?\s*\*\*|^\s*why\s*:", re.IGNORECASE | re.MULTILINE)
@@ -177,9 +177,7 @@ def stale_finding(path: str, age_days: int) -> LintFinding | None:
     on today's date, so a cached lint adds it afresh)."""
     if age_days <= STALE_AFTER_DAYS:
         return None
-    return _finding(
-        path, "memory-stale", "info", f"last changed {age_days} days ago: check it still holds"
-    )
+    return _finding(path, "memory-stale", "info", stale_message(age_days))
 
 
 def _frontmatter_findings(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-from stat import S_ISREG
 
 from workbench.engine.jsutil import js_iso
 from workbench.engine.memories.file_format import BOTH_LOCATIONS, read_type
@@ -19,12 +18,11 @@ from workbench.engine.memories.frontmatter import (
     parse_frontmatter,
     read_head,
 )
+from workbench.engine.memories.walk import iter_memory_paths
 from workbench.engine.profiles.rules import TypeLocation
 from workbench.engine.records import Record
-from workbench.engine.userfiles import describe, pseudo_filesystems, refusal
 
 MAX_MEMORY_FILES = 200
-ENTRYPOINT_NAME = "MEMORY.md"
 
 
 class MemoryHeader(Record):
@@ -48,46 +46,6 @@ class MemoryHeader(Record):
     @property
     def mtime_iso(self) -> str:
         return js_iso(self.mtime_ms)
-
-
-def iter_memory_paths(
-    memory_dir: str | os.PathLike[str], problems: list[tuple[str, str]] | None = None
-) -> list[tuple[str, os.stat_result]]:
-    """Every `.md` file below `memory_dir` except `MEMORY.md`, with its stat, in walk order.
-
-    Only regular files (or links to them) are listed: a pipe, socket or device named `*.md`
-    would hang or flood a reader. Those, and links that loop or dangle, go to `problems` as
-    (path, reason) when a list is given, so lint can name them.
-    """
-    root = os.fspath(memory_dir)
-    pseudo = pseudo_filesystems()
-    found: list[tuple[str, os.stat_result]] = []
-    stack = [root]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        subdirs = []
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    subdirs.append(entry.path)
-                    continue
-                if not entry.name.endswith(".md") or entry.name == ENTRYPOINT_NAME:
-                    continue
-                info = entry.stat()
-            except OSError as exc:
-                if problems is not None and entry.name.endswith(".md"):
-                    problems.append((entry.path, describe(entry.path, exc)))
-                continue
-            if S_ISREG(info.st_mode) and info.st_dev not in pseudo:
-                found.append((entry.path, info))
-            elif problems is not None:
-                problems.append((entry.path, refusal(info) or "not a regular file"))
-        stack.extend(reversed(subdirs))
-    return found
 
 
 class MemoryScanner:

@@ -62,7 +62,14 @@ from workbench.engine.memories.lint import (
     lint_file,
     stale_finding,
 )
-from workbench.engine.memories.listing_cache import RACY_NS, ListingCache, Stamp, stamp_of
+from workbench.engine.memories.listing_cache import (
+    RACY_NS,
+    ListingCache,
+    Stamp,
+    compact_json,
+    listing_cache_for,
+    stamp_of,
+)
 from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
@@ -76,7 +83,9 @@ from workbench.engine.memories.models import (
     RenameResult,
     SaveResult,
 )
-from workbench.engine.memories.scan import MemoryScanner, format_manifest, iter_memory_paths
+from workbench.engine.memories.scan import MemoryScanner, format_manifest
+from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
+from workbench.engine.memories.walk import iter_memory_paths
 from workbench.engine.records import Record
 from workbench.engine.records import replace as with_changes
 from workbench.engine.userfiles import (
@@ -96,6 +105,7 @@ if TYPE_CHECKING:
 
     from workbench.engine.engine import Engine
     from workbench.engine.history import History
+    from workbench.engine.memories.finished_listing import Lookup
     from workbench.engine.memories.models import DraftCheck, DraftForm, EditableMemory
 
     # Here: a TypeVar bound by name compiles that name when the module loads (1.5 ms).
@@ -162,16 +172,16 @@ _LOCATIONS = frozenset({None, "top-level", "metadata"})
 _OPTIONAL_TEXT = (str, type(None))
 
 
-def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
-    """The analysis a `ListingCache` record holds for a file with this `stamp`; None unless
-    the record is for that stamp and every field is well formed."""
+def _valid_record(record: object, stamp: Stamp) -> bool:
+    """Whether a `ListingCache` record is for a file with this `stamp` and every field is
+    well formed (the cache is a file anyone with the user's rights may have changed)."""
     if not isinstance(record, list) or len(record) != 13 or record[0] != list(stamp):
-        return None
+        return False
     try:
         _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
         lints, secret_lints, links, mtime = record[9:]
-        # A set lookup of a list raises TypeError, which makes the record None too.
-        if not (
+        # A set lookup of a list raises TypeError, which makes the record invalid too.
+        return (
             isinstance(name, _OPTIONAL_TEXT)
             and isinstance(description, _OPTIONAL_TEXT)
             and kind in _KINDS
@@ -181,41 +191,99 @@ def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
             and type(not_utf8) is bool
             and type(ages) is bool
             and type(mtime) is str
-            and isinstance(links, list)
-            and (not links or all(isinstance(link, str) for link in links))
-        ):
-            return None
-
-        def findings(raw: object) -> tuple[LintFinding, ...]:
-            out = []
-            for rule, severity, message, line in raw:  # type: ignore[attr-defined]
-                if not (
-                    isinstance(rule, str)
-                    and severity in _SEVERITIES
-                    and isinstance(message, str)
-                    and (line is None or type(line) is int)
-                ):
-                    raise ValueError("malformed finding")
-                out.append(LintFinding(rel, rule, severity, message, line))
-            return tuple(out)
-
-        return _Analysis(
-            stamp=stamp,
-            name=name,
-            description=description,
-            type=kind,
-            units=units,
-            binary=binary,
-            not_utf8=not_utf8,
-            lints=findings(lints),
-            type_location=location,
-            links=tuple(links),
-            ages=ages,
-            secret_lints=findings(secret_lints),
-            mtime=mtime,
+            and type(links) is list
+            and (not links or all(type(link) is str for link in links))
+            and _valid_findings(lints)
+            and _valid_findings(secret_lints)
         )
-    except (TypeError, ValueError):
+    except TypeError:
+        return False
+
+
+def _valid_findings(raw: object) -> bool:
+    if type(raw) is not list:
+        return False
+    for finding in raw:
+        if type(finding) is not list or len(finding) != 4:
+            return False
+        rule, severity, message, line = finding
+        if not (
+            type(rule) is str
+            and severity in _SEVERITIES
+            and type(message) is str
+            and (line is None or type(line) is int)
+        ):
+            return False
+    return True
+
+
+def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
+    """The analysis a `ListingCache` record holds for a file with this `stamp`; None unless
+    `_valid_record` says it is one."""
+    if not _valid_record(record, stamp):
         return None
+    assert isinstance(record, list)
+    _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
+    lints, secret_lints, links, mtime = record[9:]
+
+    def findings(raw: builtins.list[Any]) -> tuple[LintFinding, ...]:
+        return tuple(LintFinding(rel, *finding) for finding in raw)
+
+    return _Analysis(
+        stamp=stamp,
+        name=name,
+        description=description,
+        type=kind,
+        units=units,
+        binary=binary,
+        not_utf8=not_utf8,
+        lints=findings(lints),
+        type_location=location,
+        links=tuple(links),
+        ages=ages,
+        secret_lints=findings(secret_lints),
+        mtime=mtime,
+    )
+
+
+def _with_dangling_links(
+    rows: builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]], scope: str
+) -> builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]]:
+    """The rows in `scope`, newest first, each dict with a `memory-dangling-link` finding per
+    `[[name]]` no memory in the folder answers to (as `list` adds them)."""
+    known: set[str] = set()
+    for _, record, row in rows:
+        known.add(_stem(row["path"]))
+        if record[1]:
+            known.add(record[1])
+    out = []
+    for item in sorted(rows, key=lambda item: item[0], reverse=True):
+        _, record, row = item
+        if scope != "all" and row["scope"] != scope:
+            continue
+        for link in record[11]:
+            if link not in known:
+                row["lints"].append(
+                    {
+                        "path": row["path"],
+                        "rule": "memory-dangling-link",
+                        "severity": "warning",
+                        "message": _dangling(link),
+                        "line": None,
+                    }
+                )
+        out.append(item)
+    return out
+
+
+def _check_scope(scope: str) -> None:
+    if scope not in SCOPES:
+        raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
+
+
+def _dangling(link: str) -> str:
+    """What `memory-dangling-link` says of a `[[link]]` no memory answers to."""
+    return f"links to [[{link}]], but no memory has that name or file name"
 
 
 def _stem(rel: str) -> str:
@@ -586,13 +654,142 @@ class MemoryStore:
         entries.sort(key=lambda e: e.mtime_ms, reverse=True)
         return entries
 
+    def listing(self, scope: str = "all") -> builtins.list[dict[str, Any]]:
+        """What `list` returns, as the plain dicts `MemoryEntry.to_json` makes, built straight
+        from each file's cache record: a listing of files unchanged since the last run opens
+        none of them and builds no record objects."""
+        _check_scope(scope)
+        walk = iter_memory_paths(self.root)
+        listed, _ = self._listing(scope, walk, self._now_ms(), self._listing_cache())
+        return [row for _, _, row in listed]
+
+    def listing_json(self, scope: str = "all", found: Lookup | None = None) -> bytes:
+        """`listing(scope)` as one line of compact JSON (what `ls --json` prints when piped).
+
+        The output is kept between runs (`ListingCache`, `finished_listing`): while every
+        file and index has the stamp it had, the next call takes it after the folder walk
+        and rewrites only the ages that changed, reading no file and no record. `found`:
+        that look-up, made already (`Engine.memory_listing_json`)."""
+        from workbench.engine.memories import finished_listing
+
+        _check_scope(scope)
+        now_ms = self._now_ms()
+        cache = self._listing_cache()
+        if found is None:
+            found = finished_listing.look_up(
+                cache, scope, str(self.root), self._index_paths(), now_ms
+            )
+        if found.output is not None:
+            return found.output
+        walk, key, indexes = found.walk, found.key, found.indexes
+        listed, whole = self._listing(scope, walk, now_ms, cache)
+        items = [
+            finished_listing.Listed(row, mtime_ms, len(record[9]), record[8])
+            for mtime_ms, record, row in listed
+        ]
+        output = compact_json([row for _, _, row in listed])
+        parsed = self._indexed  # the indexes' links, when their parse was whole and trusted
+        if cache is not None and key is not None and whole:
+            if parsed is not None and parsed[0] == indexes:
+                kept = finished_listing.encode(items, now_ms)
+                # Written piece by piece, it is the same bytes (unless a value only the json
+                # module can write, escaped, made the two differ: then it is not kept).
+                if kept.output == output:
+                    cache.keep_finished(scope, key, kept)
+        return output
+
+    def _listing(
+        self,
+        scope: str,
+        walk: builtins.list[tuple[str, os.stat_result]],
+        now_ms: float,
+        cache: ListingCache | None,
+    ) -> tuple[builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]], bool]:
+        """Each listed file's mtime, cache record and dict, newest first; and whether every
+        file's record was read whole and may be kept."""
+        indexed = self._indexed_paths()
+        stored = cache.load() if cache is not None else {}
+        keep: dict[str, builtins.list[Any]] = {}
+        read = 0
+        rows = []
+        for path, stat in walk:
+            stamp = stamp_of(stat)
+            record = stored.get(path)
+            if record is not None and _valid_record(record, stamp):
+                keep[path] = record
+            else:
+                analysis = self._analyse(path, stat)
+                record = _record(analysis)
+                # Kept when read without error, unchanged since the walk, not racily new.
+                if (
+                    cache is not None
+                    and self._analysis.get(path) is analysis
+                    and analysis.stamp == stamp
+                    and cache.trusted(stamp)
+                ):
+                    keep[path] = record
+                    read += 1
+            rows.append(self._row(path, self.relative(path), stat, record, indexed, now_ms))
+        if cache is not None and (read or len(keep) != len(stored)):
+            cache.save(keep)
+        whole = cache is not None and len(keep) == len(rows)
+        return _with_dangling_links(rows, scope), whole
+
+    def _row(
+        self,
+        path: str,
+        rel: str,
+        stat: os.stat_result,
+        record: builtins.list[Any],
+        indexed: frozenset[str],
+        now_ms: float,
+    ) -> tuple[float, builtins.list[Any], dict[str, Any]]:
+        """One file's `MemoryEntry.to_json` dict from its cache record, with the sort key
+        and the record (its name and links decide the dangling-link findings)."""
+        _, name, description, kind, location, units, _b, _n, ages, lints, secret, _l, mtime = record
+        mtime_ms = stat.st_mtime_ns / 1e6
+        age_days = max(0, math.floor((now_ms - mtime_ms) / DAY_MS))
+        findings = [
+            {"path": rel, "rule": rule, "severity": severity, "message": text, "line": line}
+            for rule, severity, text, line in lints
+        ]
+        if ages and age_days > STALE_AFTER_DAYS:
+            findings.append(
+                {
+                    "path": rel,
+                    "rule": "memory-stale",
+                    "severity": "info",
+                    "message": stale_message(age_days),
+                    "line": None,
+                }
+            )
+        for rule, severity, text, line in secret:
+            findings.append(
+                {"path": rel, "rule": rule, "severity": severity, "message": text, "line": line}
+            )
+        row = {
+            "path": rel,
+            "abs_path": path,
+            "name": name or _stem(rel),
+            "description": description,
+            "type": kind,
+            "scope": self.scope_of(rel),
+            "mtime": mtime if mtime and record[0][3] == stat.st_mtime_ns else js_iso(mtime_ms),
+            "age_days": age_days,
+            "size_bytes": stat.st_size,
+            "tokens": js_round(units / 4) if units else js_round(stat.st_size / 4),
+            "indexed": rel in indexed,
+            "lints": findings,
+            "type_format": location,
+        }
+        return mtime_ms, record, row
+
     def _listing_cache(self) -> ListingCache | None:
         """The between-runs cache of this folder's analyses (None when there is none)."""
-        folder = self.engine.versions.cache_dir if self.use_listing_cache else None
-        if folder is None:
-            return None
-        rules = [list(self.formats.reads_type_at), self.engine.profile.version]
-        return ListingCache(folder, str(self.root), rules)
+        return listing_cache_for(self.engine) if self.use_listing_cache else None
+
+    def _index_paths(self) -> tuple[str, str]:
+        return (str(self.index_path(False)), str(self.index_path(True)))
 
     def _save_listing_cache(
         self,
@@ -632,12 +829,7 @@ class MemoryStore:
             missing = [link for link in analysis.links if link not in known]
             if missing:
                 extra = tuple(
-                    LintFinding(
-                        entry.path,
-                        "memory-dangling-link",
-                        "warning",
-                        f"links to [[{link}]], but no memory has that name or file name",
-                    )
+                    LintFinding(entry.path, "memory-dangling-link", "warning", _dangling(link))
                     for link in missing
                 )
                 entry = with_changes(entry, lints=entry.lints + extra)

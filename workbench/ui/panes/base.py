@@ -226,10 +226,20 @@ class Pane(Vertical):
                 self._refocus_on_content = isinstance(widget, EmptyState)
                 self._focus_from = self.screen.focused
                 # At once, not on the next message as `widget.focus()` would: by then another
-                # pane may have come forward, and the tabs follow the focus back here.
-                self.screen.set_focus(widget)
+                # pane may have come forward, and the tabs follow the focus back here. Textual
+                # would scroll the widget into view on its next message, measured against a
+                # layout that may still have the empty state in it (how far the body scrolled
+                # depended on timing); after the refresh the layout is the one on screen.
+                self.screen.set_focus(widget, scroll_visible=False)
+                self.call_after_refresh(self._reveal, widget)
                 return True
         return False
+
+    def _reveal(self, widget: Widget) -> None:
+        # Scroll only to bring a focused widget that is wholly out of view into it.
+        screen = self.screen
+        if screen.focused is widget and not screen.can_view_partial(widget):
+            widget.scroll_visible(animate=False)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # A list that takes the focus shows where its cursor is.
