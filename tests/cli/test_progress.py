@@ -46,6 +46,11 @@ def _seen(wanted: str | re.Pattern[str], shown: bytes) -> bool:
     return wanted in text if isinstance(wanted, str) else wanted.search(text) is not None
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def run_with_tty_stderr(
     argv: list[str],
     *,
@@ -63,6 +68,9 @@ def run_with_tty_stderr(
         stderr=follower,
         cwd=REPO,
         env=_env(**(env or {})),
+        # Whatever an earlier test in this worker left of SIGINT (ignored or blocked, which
+        # a child inherits), the child starts with ctrl+c as a user's shell gives it.
+        preexec_fn=_default_sigint,
     )
     os.close(follower)
     shown = b""
