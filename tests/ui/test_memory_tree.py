@@ -47,6 +47,21 @@ async def test_a_big_group_shows_the_newest_and_says_how_many_more():
         assert tree.shown_count == 2_500
 
 
+async def test_the_note_rows_fit_so_the_tree_never_scrolls_sideways():
+    # A note wider than the tree gave it a horizontal scrollbar, redrawn on every move.
+    app = PaneHarness(lambda: MemoryTree(now_ms=lambda: NOW_MS))
+    async with app.run_test(size=(40, 20)) as pilot:
+        tree = app.query_one(MemoryTree)
+        tree.set_entries(entries(2_500))
+        await settle(app, pilot)
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width
+        assert not tree.show_horizontal_scrollbar
+        tree.set_filter("no such memory anywhere in this long filter text")
+        await settle(app, pilot)
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width
+        assert not tree.show_horizontal_scrollbar
+
+
 async def test_the_filter_reaches_memories_past_the_cap():
     app = PaneHarness(lambda: MemoryTree(now_ms=lambda: NOW_MS))
     async with app.run_test(size=(80, 30)) as pilot:

@@ -19,7 +19,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.color import Color
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
@@ -164,26 +164,31 @@ class MainScreen(MemoryActions):
 
     def compose(self) -> ComposeResult:
         app = self.workbench
-        with Horizontal(id="workspace"):
-            with Vertical(id="sidebar"):
-                yield Input(placeholder="Filter memories (/)", id="memory-filter")
-                yield MemoryTree(now_ms=app.now_ms, id="memory-tree")
-                yield Static(LEGEND, classes="tree-legend")
-            with Vertical(id="panes"):
-                tabs = [(f"pane-{info.id}", info.tab) for info in PANE_INFOS]
-                short = {f"pane-{pane_id}": title for pane_id, title in SHORT_TABS.items()}
-                yield PaneTabs(tabs, active="pane-memory", short=short, id="pane-tabs")
-                with ContentSwitcher(id="pane-switcher", initial="pane-memory"):
-                    for info in PANE_INFOS:
-                        with PaneBox(id=f"pane-{info.id}"):
-                            if info.id == "memory":
-                                yield MemoryPane(
-                                    now_ms=app.now_ms, lazy_markdown=True, id="memory-pane"
-                                )
-                            else:
-                                yield PaneSlot(info, app.now_ms)
-        yield StatusLine(id="status")
-        yield KeyHints()
+        # The sidebar and the panes sit on the screen itself (its layout is horizontal), not
+        # in a row box: one container fewer for every cursor move in the tree to redraw.
+        with Vertical(id="sidebar"):
+            yield Input(placeholder="Filter memories (/)", id="memory-filter")
+            yield MemoryTree(now_ms=app.now_ms, id="memory-tree")
+            yield Static(LEGEND, classes="tree-legend")
+        with Vertical(id="panes"):
+            tabs = [(f"pane-{info.id}", info.tab) for info in PANE_INFOS]
+            short = {f"pane-{pane_id}": title for pane_id, title in SHORT_TABS.items()}
+            yield PaneTabs(tabs, active="pane-memory", short=short, id="pane-tabs")
+            with ContentSwitcher(id="pane-switcher", initial="pane-memory"):
+                for info in PANE_INFOS:
+                    with PaneBox(id=f"pane-{info.id}"):
+                        if info.id == "memory":
+                            yield MemoryPane(
+                                now_ms=app.now_ms, lazy_markdown=True, id="memory-pane"
+                            )
+                        else:
+                            yield PaneSlot(info, app.now_ms)
+        # In a box of their own: the compositor redraws every widget whose clip overlaps a
+        # change, and the screen's children are clipped only by the screen (so each cursor
+        # move in the tree would redraw both lines as well).
+        with Vertical(id="bottom-bar"):
+            yield StatusLine(id="status")
+            yield KeyHints()
 
     def on_mount(self) -> None:
         app = self.workbench

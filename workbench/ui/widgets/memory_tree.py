@@ -185,7 +185,7 @@ class MemoryTree(Tree[NodeData]):
                 hidden = len(members) - MAX_PER_GROUP
                 # Added after the batches (see _add_batch); the filter reaches every memory.
                 self._more_nodes.append(
-                    (group, f"… {hidden:,} older: type in the filter to find them")
+                    (group, f"… {hidden:,} older · the filter finds them")
                 )
             shown += len(members)
         if terms and not shown and self.root.children:
@@ -267,14 +267,19 @@ class MemoryTree(Tree[NodeData]):
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Leaves are padded to the widget's width, so measuring each one (which Tree does for
         # every line when it lays out) would render 10,000 labels for nothing.
-        if isinstance(node.data, MemoryEntry):
+        data = node.data
+        if isinstance(data, MemoryEntry) or data in (MORE, NO_MATCH):
             # Tree asks once per line while it rebuilds its line list; the width is worked out
             # once per rebuild (a region computation each time cost ~0.2 s per 10,000 lines).
             lines = self._tree_lines_cached
             if lines is None or self._leaf_width_for is not lines:
                 self._leaf_width = max(24, self.scrollable_content_region.width - self.guide_depth)
                 self._leaf_width_for = lines
-            return self._leaf_width
+            if isinstance(data, MemoryEntry):
+                return self._leaf_width
+            # A note row is cut to the leaves' width (see render_label): one wider line would
+            # give the tree a horizontal scrollbar, and every cursor move would redraw it.
+            return min(self._leaf_width, super().get_label_width(node))
         return super().get_label_width(node)
 
     def watch_show_vertical_scrollbar(self) -> None:
@@ -332,6 +337,10 @@ class MemoryTree(Tree[NodeData]):
         if data in (MORE, NO_MATCH):
             label = super().render_label(node, base_style, style)
             label.stylize(self._style("memory-tree--meta"))
+            label.truncate(
+                max(24, self.scrollable_content_region.width - self.guide_depth),
+                overflow="ellipsis",
+            )
             return label
         if not isinstance(data, MemoryEntry):
             label = super().render_label(node, base_style, style)
