@@ -184,9 +184,7 @@ class MemoryTree(Tree[NodeData]):
             if len(members) > MAX_PER_GROUP:
                 hidden = len(members) - MAX_PER_GROUP
                 # Added after the batches (see _add_batch); the filter reaches every memory.
-                self._more_nodes.append(
-                    (group, f"… {hidden:,} older · the filter finds them")
-                )
+                self._more_nodes.append((group, f"… {hidden:,} older · the filter finds them"))
             shown += len(members)
         if terms and not shown and self.root.children:
             # An empty result says so, rather than only "Private (0)".
