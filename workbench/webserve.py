@@ -101,8 +101,13 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def app_command(argv: Sequence[str]) -> str:
-    """The shell command textual-serve runs for each tab: this Python, this workbench."""
-    return shlex.join([sys.executable, "-m", "workbench", *argv])
+    """The shell command textual-serve runs for each tab: this Python, this workbench.
+
+    `exec`, so the process textual-serve holds is the app itself, not a shell in front of it:
+    killing a stuck app would otherwise kill only the shell, and the orphaned app kept the
+    session's pipes (and so the session) open.
+    """
+    return "exec " + shlex.join([sys.executable, "-m", "workbench", *argv])
 
 
 class WorkbenchServer(Server):
@@ -194,7 +199,7 @@ class WorkbenchServer(Server):
             log.warning("session %d failed: %s", number, error)
         finally:
             self._sessions.pop(number, None)
-            code = await _finish(service)
+            code = await end_session(service)
             self.say(f"session {number} ended" + (f" (exit {code})" if code else ""))
             ended.set()
             self._ended.pop(number, None)
@@ -271,13 +276,19 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-async def _finish(service: AppService | None) -> int | None:
+async def end_session(service: AppService | None) -> int | None:
     """Tell the app to quit and wait for its process (killed if it will not go)."""
     if service is None:
         return None
-    with contextlib.suppress(Exception):
-        await service.stop()
     process = service._process  # textual-serve keeps the process here
+    try:
+        # Bounded: stopping waits for the app's output to end, which a stuck app never does.
+        await asyncio.wait_for(service.stop(), APP_EXIT_TIMEOUT)
+    except TimeoutError:
+        if process is not None and process.returncode is None:
+            process.kill()
+    except Exception:  # noqa: BLE001 - the pipes of a dead app: its exit code tells
+        pass
     if process is None:
         return None
     try:

@@ -5,18 +5,21 @@ The server runs as a real process on loopback; requests go through httpx. (The b
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from workbench.cli import main
-from workbench.webserve import FOCUS_SCRIPT, TOKEN_COOKIE, is_loopback, token_for
+from workbench.webserve import FOCUS_SCRIPT, TOKEN_COOKIE, app_command, is_loopback, token_for
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 60.0
@@ -125,3 +128,52 @@ def test_usage_errors(capsys, tmp_path: Path):
     with pytest.raises(SystemExit) as exc:
         main(["serve", "--port", "many"])
     assert exc.value.code == 2
+
+
+def test_each_tab_runs_the_app_itself_not_a_shell_in_front_of_it():
+    # Killing the process textual-serve holds must kill the app (see end_session).
+    assert app_command(["demo"]).startswith("exec ")
+
+
+async def test_an_app_that_will_not_quit_is_killed_and_its_session_still_ends(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """A tab closed while its app was starting once left the app running for good, its pipes
+    (and so the session, and the server's shutdown) open."""
+    from textual_serve.app_service import AppService
+    from textual_serve.download_manager import DownloadManager
+
+    from workbench import webserve
+
+    monkeypatch.setattr(webserve, "APP_EXIT_TIMEOUT", 1.0)
+    pid_file = tmp_path / "pid"
+    # Says it is a Textual app, then ignores the quit packet on its stdin.
+    script = (
+        "import os, sys, time; "
+        f"open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+        "sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); time.sleep(600)"
+    )
+    command = "exec " + shlex.join([sys.executable, "-c", script])
+
+    async def ignore(_data: object) -> None:
+        return None
+
+    service = AppService(
+        command,
+        write_bytes=ignore,
+        write_str=ignore,
+        close=lambda: ignore(None),
+        download_manager=DownloadManager(),
+    )
+    await service.start(80, 24)
+    deadline = time.monotonic() + TIMEOUT
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the stand-in app never started"
+        await asyncio.sleep(0.05)
+    app_pid = int(pid_file.read_text())
+
+    code = await asyncio.wait_for(webserve.end_session(service), TIMEOUT)
+
+    assert code == -signal.SIGKILL
+    with pytest.raises(ProcessLookupError):
+        os.kill(app_pid, 0)

@@ -9,8 +9,9 @@ an answer that arrives after the worker was cancelled is dropped.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from textual.worker import Worker, get_current_worker
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from workbench.engine import Engine
 
 T = TypeVar("T")
+P = ParamSpec("P")
+W = TypeVar("W", bound="Widget")
 
 
 class EngineHost(Protocol):
@@ -65,3 +68,22 @@ def read_in_thread(
     return widget.run_worker(
         run, name=name or group, group=group, thread=True, exclusive=True, exit_on_error=False
     )
+
+
+def while_running(
+    handler: Callable[Concatenate[W, P], None],
+) -> Callable[Concatenate[W, P], None]:
+    """Drop a result that arrives once the app is shutting down.
+
+    A screen is closed last: while Textual removes its widgets, it still handles the messages
+    its workers posted, and a handler that looks a pane up then finds it gone (a browser tab
+    closed while the app was starting left the app stuck on that error).
+    """
+
+    @functools.wraps(handler)
+    def guarded(self: W, *args: P.args, **kwargs: P.kwargs) -> None:
+        # Attached: in the DOM of an app that has not been asked to exit (and is still one).
+        if self.is_attached and self.app.is_running:
+            handler(self, *args, **kwargs)
+
+    return guarded

@@ -32,6 +32,7 @@ from workbench.engine.memories.models import MemoryEntry
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
 from workbench.ui.first_paint import report_first_paint
 from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name
+from workbench.ui.host import while_running
 from workbench.ui.messages import (
     DocumentFailed,
     DocumentLoaded,
@@ -382,6 +383,7 @@ class MainScreen(MemoryActions):
     # --- the engine label --------------------------------------------------------------
 
     @on(EngineReported)
+    @while_running
     def _engine_reported(self, message: EngineReported) -> None:
         message.stop()
         self._engine_labels[message.pane_id] = message.label
@@ -437,6 +439,7 @@ class MainScreen(MemoryActions):
                     self.post_message(DocumentLoaded(store.read(opening.path)))
 
     @on(MemoriesLoaded)
+    @while_running
     def _memories_loaded(self, message: MemoriesLoaded) -> None:
         snapshot = message.snapshot
         self.snapshot = snapshot
@@ -466,6 +469,7 @@ class MainScreen(MemoryActions):
             self.set_timer(WATCH_DELAY_S, self._run_watcher)
 
     @on(MemoryTree.Filled)
+    @while_running
     def _tree_filled(self, message: MemoryTree.Filled) -> None:
         message.stop()
         # A rebuild that left no memory under the cursor (an empty filter result, the last
@@ -526,6 +530,7 @@ class MainScreen(MemoryActions):
         self.post_message(self.ClaudeVersionFound(before, after))
 
     @on(ClaudeVersionFound)
+    @while_running
     def _claude_version_found(self, message: ClaudeVersionFound) -> None:
         message.stop()
         before, after = message.before, message.after
@@ -553,6 +558,7 @@ class MainScreen(MemoryActions):
             )
 
     @on(MemoriesFailed)
+    @while_running
     def _memories_failed(self, message: MemoriesFailed) -> None:
         self._after_first_frame()
         self.query_one(StatusLine).counts = "scan failed"
@@ -590,6 +596,7 @@ class MainScreen(MemoryActions):
         self._show_index()
 
     @on(IndexPane.Ready)
+    @while_running
     def _index_pane_ready(self) -> None:
         self._show_index()
 
@@ -625,6 +632,7 @@ class MainScreen(MemoryActions):
             self.post_message(DocumentLoaded(document))
 
     @on(DocumentLoaded)
+    @while_running
     def _document_loaded(self, message: DocumentLoaded) -> None:
         # A slow read must not replace what the cursor has moved on to.
         if self.tree.selected_path in (None, message.document.entry.path):
@@ -632,6 +640,7 @@ class MainScreen(MemoryActions):
         self._first_frame_done("document")
 
     @on(DocumentFailed)
+    @while_running
     def _document_failed(self, message: DocumentFailed) -> None:
         # Only about the highlighted row: a read of a file just renamed or deleted (started
         # before the tree moved on) must not replace the memory the tree now shows.
@@ -748,6 +757,7 @@ class MainScreen(MemoryActions):
                 self.post_message(MemoryFilesChanged(paths))
 
     @on(MemoryFilesChanged)
+    @while_running
     def _files_changed(self, message: MemoryFilesChanged) -> None:
         self._load_memories()
         team_folder = os.path.join(self.workbench.engine.locations.memory_dir, "team", "")

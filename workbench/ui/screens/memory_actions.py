@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from workbench.engine.errors import WorkbenchError
+from workbench.ui.host import while_running
 from workbench.ui.messages import ChangeApplied, ChangeFailed, ChangeOutcome
 from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.screens.confirm import ConfirmModal
@@ -238,6 +239,7 @@ class MemoryActions(Screen[None]):
         self.post_message(self.FixPlanned(plan))
 
     @on(FixPlanned)
+    @while_running
     def _fix_planned(self, message: FixPlanned) -> None:
         import difflib
 
@@ -309,6 +311,7 @@ class MemoryActions(Screen[None]):
         self.post_message(ChangeApplied(outcome))
 
     @on(ChangeApplied)
+    @while_running
     def _change_applied(self, message: ChangeApplied) -> None:
         outcome = message.outcome
         self.query_one(StatusLine).say(outcome.summary)
@@ -323,6 +326,7 @@ class MemoryActions(Screen[None]):
             self._load_document(path)
 
     @on(ChangeFailed)
+    @while_running
     def _change_failed(self, message: ChangeFailed) -> None:
         self.query_one(StatusLine).say(f"{message.verb} failed")
         self.notify(message.error, title=f"Could not {message.verb}", severity="error")
