@@ -120,6 +120,10 @@ _hostile_values = st.one_of(
         ["user", "yes", "No", "null", "~", "1.5", "0x1f", "2026-01-02", ".inf", "a: b", "a #b"]
     ),
     st.sampled_from(["'q'", '"q"', "[a]", "{a: b}", "&a x", "*a", "!!str x", "|", ">", "- a"]),
+    # Quoted forms: the fast path reads those with no escape or quote inside.
+    st.sampled_from(['"ON"', "'a: b'", '" lead"', '"x" # c', '"a\\tb"', "'it''s'", '"q\\""']),
+    _plain.map(lambda v: f'"{v}"'),
+    _plain.map(lambda v: f"'{v}'"),
 )
 # A line: `key: value`, `key:` alone (opening a block), blank, or a comment, each indented.
 _line = st.tuples(
@@ -174,3 +178,11 @@ def test_what_claude_code_writes_takes_the_fast_path(name, description, kind, st
     if any(isinstance(v, str) and v != v.strip() for v in expected.values()):
         return
     assert _fast_parse(block) == expected
+
+
+def test_quoted_words_that_yaml_would_read_as_booleans_stay_on_the_fast_path():
+    # What the writer quotes ("ON", "a: b") is text; found by the property above.
+    block = 'name: A0\ndescription: "ON"\ntype: user\n'
+    assert _fast_parse(block) == {"name": "A0", "description": "ON", "type": "user"}
+    assert _fast_parse("a: 'x: y'") == {"a": "x: y"} == _load_yaml("a: 'x: y'")
+    assert _fast_parse('a: "q\\"x"') is None  # an escape: YAML decides

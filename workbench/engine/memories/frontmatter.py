@@ -31,6 +31,9 @@ _YAML_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _FAST_LINE = re.compile(
     r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^\s'\"{}\[\]*&#!|>%@`,?:~=<-][^:#\t]*?)[ ]*$"
 )
+# `key: "text"` or `key: 'text'` with no escape or quote inside: the text, whatever it spells
+# (Claude Code's writer and ours quote a description such as `ON` or `a: b` this way).
+_FAST_QUOTED = re.compile(r"""^([A-Za-z_][A-Za-z0-9_-]*):[ ]+(?:"([^"\\]*)"|'([^']*)')[ ]*$""")
 # `key:` alone on its line, opening a block of indented `key: plain text` lines (the
 # `metadata:` block Claude Code 2.1.332 writes the type in).
 _FAST_PARENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]*$")
@@ -159,7 +162,7 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
             if indent and lead != indent:
                 return None
             indent = lead
-            match = _FAST_LINE.match(stripped)
+            line = stripped
             target = nested
         elif not line:
             continue
@@ -167,18 +170,25 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
             if nested is not None and not nested:
                 return None  # `key:` with nothing under it is null: leave that to YAML
             nested, target = None, result
-            match = _FAST_LINE.match(line)
-            if match is None:
-                opening = _FAST_PARENT.match(line)
-                if opening is None or opening.group(1) in result:
+            opening = _FAST_PARENT.match(line)
+            if opening is not None:
+                if opening.group(1) in result:
                     return None
                 nested, indent = {}, ""
                 result[opening.group(1)] = nested
                 continue
-        if not match:
-            return None
-        key, value = match.groups()
-        if key in target or _is_non_string(value):
+        match = _FAST_LINE.match(line)
+        if match is not None:
+            key, value = match.groups()
+            if _is_non_string(value):
+                return None
+        else:
+            quoted = _FAST_QUOTED.match(line)
+            if quoted is None:
+                return None
+            key, double, single = quoted.groups()
+            value = double if double is not None else single
+        if key in target:
             return None
         target[key] = value
     if nested is not None and not nested:
