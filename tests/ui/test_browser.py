@@ -233,6 +233,15 @@ def test_the_demo_in_a_real_browser(chromium: str, served_demo, tmp_path: Path):
             assert process.wait(timeout=TIMEOUT) == 0
             lines.wait_for(r"session 3 ended")
             assert not demo_folders(tmp_path)
+        except AssertionError:
+            # What the pages showed when a wait ran out, to look at after the run.
+            pages = [open_page for context in browser.contexts for open_page in context.pages]
+            for number, open_page in enumerate(pages):
+                (artifacts / f"failure-{number}.png").write_bytes(open_page.screenshot())
+                text = _ESCAPES.sub("", open_page.evaluate("window.__appText || ''"))
+                (artifacts / f"failure-{number}.txt").write_text(text[-20_000:])
+            print(f"\nthe pages at the failure are kept in {artifacts}", file=sys.stderr)
+            raise
         finally:
             browser.close()
     assert shot.stat().st_size > 10_000
