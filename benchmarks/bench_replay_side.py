@@ -70,6 +70,10 @@ def install_ccusage() -> tuple[list[str] | None, str]:
             return None, f"npm install {CCUSAGE} failed: {tail}"
     native = folder / "node_modules" / NATIVE / "bin" / "ccusage"
     if native.exists():
+        # npm 11 unpacks the platform package without running its scripts, so the binary
+        # can arrive without its execute bit.
+        if not os.access(native, os.X_OK):
+            native.chmod(native.stat().st_mode | 0o111)
         return [str(native)], "native build"
     return [node, str(cli)], "JavaScript build (npm could not install the native one)"
 
