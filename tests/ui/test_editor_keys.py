@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select, Static, TextArea
 
-from tests.ui.conftest import settle
+from tests.ui.conftest import settle, type_text
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.editor import MemoryEditorScreen
@@ -83,8 +83,7 @@ async def test_a_blank_new_memory_shows_no_errors_until_something_is_typed(
         assert not editor.query("Input.-invalid, Select.-invalid")
         assert {f.rule for f in editor.findings} >= {"name-missing", "type-missing"}
         editor.query_one("#field-name", Input).focus()
-        await pilot.press(*"Pager")
-        await settle(app, pilot)
+        await type_text(pilot, "Pager")
         findings = str(editor.query_one(".editor-findings", Static).render())
         assert "type-missing" in findings and "name-missing" not in findings
         assert editor.query_one("#field-type", Select).has_class("-invalid")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import SystemCommand
 
-from tests.ui.conftest import Toasts, settle
+from tests.ui.conftest import Toasts, settle, type_text
 from workbench.ui.actions import ACTIONS, PANES, specs, unknown_keymap_ids
 from workbench.ui.panes.registry import every_action, pane_actions
 from workbench.ui.screens.editor import MemoryEditorScreen
@@ -109,8 +109,7 @@ async def test_palette_runs_a_pane_jump(memory_project, app_factory):
         await settle(app, pilot)
         await pilot.press("ctrl+p")
         await settle(app, pilot)
-        await pilot.press(*"Show MEMORY.md load")
-        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
+        await type_text(pilot, "Show MEMORY.md load")  # settles: the search is a worker
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
@@ -123,8 +122,7 @@ async def test_palette_opens_a_memory_by_name(memory_project, app_factory):
         await settle(app, pilot)
         await pilot.press("ctrl+p")
         await settle(app, pilot)
-        await pilot.press(*"grafana boards")
-        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
+        await type_text(pilot, "grafana boards")  # settles: the search is a worker
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen.tree.selected_path == "reference_dashboards.md"
@@ -195,8 +193,7 @@ async def test_palette_runs_a_pane_action_on_its_pane(memory_project, app_factor
         await settle(app, pilot)
         await pilot.press("ctrl+p")
         await settle(app, pilot)
-        await pilot.press(*"Sync: Refresh status")
-        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
+        await type_text(pilot, "Sync: Refresh status")  # settles: the search is a worker
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
@@ -363,8 +360,7 @@ async def test_palette_runs_a_memory_verb_on_the_tree_from_another_pane(
         await settle(app, pilot)
         await pilot.press("ctrl+p")
         await settle(app, pilot)
-        await pilot.press(*"Memory: Delete memory")
-        await settle(app, pilot)  # the palette\'s search is a worker: done when it is
+        await type_text(pilot, "Memory: Delete memory")  # settles: the search is a worker
         await pilot.press("enter")
         await settle(app, pilot)
         # The memory the verb acts on is brought forward first.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList, Select, TextArea
 
-from tests.ui.conftest import build_project, long_index, settle
+from tests.ui.conftest import build_project, long_index, settle, type_text
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.memory import MemoryPane
@@ -80,8 +80,8 @@ async def test_filter_narrows_the_tree_and_escape_clears_it(memory_project, app_
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("slash", *"grafana")
-        await settle(app, pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "grafana")
         tree = app.screen.query_one(MemoryTree)
         assert tree.shown_count == 1
         assert tree.root.children[0].children[0].data.path == "reference_dashboards.md"
@@ -97,8 +97,8 @@ async def test_filter_by_type(memory_project, app_factory):
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("slash", *"type:project")
-        await settle(app, pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "type:project")
         paths = sorted(e.path for e in app.screen.query_one(MemoryTree).entries)
         shown = sorted(
             node.data.path

@@ -9,7 +9,7 @@ import time
 import pytest
 from textual.widgets import Input, OptionList, Static
 
-from tests.ui.conftest import TEST_SETTINGS, Toasts, settle
+from tests.ui.conftest import TEST_SETTINGS, Toasts, settle, type_text
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.ui.actions import PANES
@@ -131,7 +131,8 @@ async def test_recall_reports_the_engine_that_ran_and_esc_leaves_the_query_box(s
         screen = app.screen
         pane = screen.pane("recall")
         assert app.focused is pane.query_one("#recall-query", Input)  # type: ignore[union-attr]
-        await pilot.press(*"1 invoice renumbering", "enter")
+        await type_text(pilot, "1 invoice renumbering")
+        await pilot.press("enter")
         await settle(app, pilot)
         assert pane.query_one("#recall-query", Input).value == "1 invoice renumbering"  # type: ignore[union-attr]
         assert status_engine(app) == "recall: offline ranker (auto, no API key)"

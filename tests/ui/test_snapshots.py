@@ -14,7 +14,14 @@ import pytest
 from textual.widgets import Input, Select, TextArea
 
 from tests.conftest import fixed_length_dir
-from tests.ui.conftest import TEST_SETTINGS, build_project, fixed_now, long_index, settle
+from tests.ui.conftest import (
+    TEST_SETTINGS,
+    build_project,
+    fixed_now,
+    long_index,
+    settle,
+    type_text,
+)
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.engine.agents.tools import StagedFile
@@ -47,7 +54,7 @@ THEME_NAMES = sorted(BUILTIN_THEMES) + sorted(
 def settled(*steps: str | tuple[str, ...], after=None):  # type: ignore[no-untyped-def]
     """A run_before that lets the scan finish, presses keys, and settles after each step.
 
-    A step is a key, or a tuple of keys sent in one go (typed text: only the end result is
+    A step is a key, or a tuple of characters typed in one go (only the end result is
     pictured)."""
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -56,8 +63,11 @@ def settled(*steps: str | tuple[str, ...], after=None):  # type: ignore[no-untyp
             await after(pilot)
             await settle(pilot.app, pilot)
         for step in steps:
-            await pilot.press(*((step,) if isinstance(step, str) else step))
-            await settle(pilot.app, pilot)
+            if isinstance(step, str):
+                await pilot.press(step)
+                await settle(pilot.app, pilot)
+            else:
+                await type_text(pilot, "".join(step))
 
     return run_before
 
