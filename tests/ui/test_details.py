@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Static
 
-from tests.ui.conftest import Toasts, settle, wait_until
+from tests.ui.conftest import Toasts, settle, type_text, wait_until
 from workbench.engine.context.transcript import SessionInfo
-from workbench.ui.messages import ChangeApplied, ChangeOutcome
+from workbench.ui.messages import ChangeApplied, ChangeOutcome, DocumentLoaded
 from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.screens.prompt import TextPromptModal
@@ -25,8 +25,8 @@ async def test_an_empty_filter_result_says_so(memory_project, app_factory):
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("slash", *"zebra")
-        await settle(app, pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "zebra")
         tree = app.screen.query_one(MemoryTree)
         labels = [str(node.label) for node in tree.root.children[0].children]
         assert labels == ["No memory matches “zebra” · Esc clears the filter"]
@@ -57,6 +57,28 @@ async def test_status_messages_expire_and_toasts_keep_clear_of_the_status_line(
         app.screen.post_message(ChangeApplied(ChangeOutcome("deleted project_freeze.md")))
         await wait_until(pilot, lambda: status.last_action == "deleted project_freeze.md")
         await wait_until(pilot, lambda: status.last_action == "", timeout=10)
+
+
+async def test_a_read_that_lands_after_the_filter_hid_everything_stays_out(
+    memory_project, app_factory
+):
+    """Typing outruns the viewer's read: the read of the memory under the old cursor finishes
+    once the filter already hides every memory, and must not fill the viewer."""
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        document = app.engine.memories.read("user_role.md")
+        await pilot.press("slash")
+        await type_text(pilot, "zebra")
+        app.screen.post_message(DocumentLoaded(document))
+        await settle(app, pilot)
+        pane = app.screen.query_one(MemoryPane)
+        assert not pane.has_content and pane.empty_title == "No memory matches the filter"
+        # Cleared, the filter brings the cursor back, and its memory is drawn again.
+        await pilot.press("escape")
+        await settle(app, pilot)
+        tree = app.screen.query_one(MemoryTree)
+        assert pane.has_content and pane.document.entry.path == tree.selected_path
 
 
 async def test_status_line_shows_the_real_memory_folder(memory_project, app_factory):

@@ -130,8 +130,13 @@ class MemoryPane(Pane):
 
     def show_error(self, path: str, error: str) -> None:
         """Say why a memory could not be shown."""
-        self.set_reactive(MemoryPane.document, None)
         self.set_empty(f"Cannot show {path}", error)
+
+    def set_empty(self, title: str, message: str) -> None:
+        """Show the empty state, forgetting the memory: shown again later, it is drawn again
+        (an equal document set anew would otherwise change nothing)."""
+        self.set_reactive(MemoryPane.document, None)
+        super().set_empty(title, message)
 
     # --- rendering ---------------------------------------------------------------------
 

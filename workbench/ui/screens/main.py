@@ -477,13 +477,20 @@ class MainScreen(MemoryActions):
         tree = self.tree
         if tree.selected_entry is None:
             self.selected = None
-            if tree.filter_text.strip() and not tree.shown_count and tree.entries:
+            if self._no_memory_matches():
+                # A read started before the filter left nothing must not land afterwards.
+                self.workers.cancel_group(self, "document")
                 self.query_one(MemoryPane).set_empty(
                     "No memory matches the filter",
                     f"Nothing matches “{tree.filter_text.strip()}”. Esc in the filter box "
                     "clears it.",
                 )
         self._first_frame_done("tree")
+
+    def _no_memory_matches(self) -> bool:
+        """The filter hides every memory, so the viewer has nothing to show."""
+        tree = self.tree
+        return bool(tree.filter_text.strip() and not tree.shown_count and tree.entries)
 
     def first_frame_shown(self) -> None:
         """The app's first frame is on the terminal (Textual's `Ready`). When the mount had
@@ -634,8 +641,9 @@ class MainScreen(MemoryActions):
     @on(DocumentLoaded)
     @while_running
     def _document_loaded(self, message: DocumentLoaded) -> None:
-        # A slow read must not replace what the cursor has moved on to.
-        if self.tree.selected_path in (None, message.document.entry.path):
+        # A slow read must not replace what the cursor has moved on to, nor fill the viewer
+        # once a filter has hidden every memory (fast typing outruns the read's thread).
+        if self._document_wanted(message.document.entry.path):
             self.query_one(MemoryPane).document = message.document
         self._first_frame_done("document")
 
@@ -644,9 +652,16 @@ class MainScreen(MemoryActions):
     def _document_failed(self, message: DocumentFailed) -> None:
         # Only about the highlighted row: a read of a file just renamed or deleted (started
         # before the tree moved on) must not replace the memory the tree now shows.
-        if self.tree.selected_path in (None, message.path):
+        if self._document_wanted(message.path):
             self.query_one(MemoryPane).show_error(message.path, message.error)
         self._first_frame_done("document")
+
+    def _document_wanted(self, path: str) -> bool:
+        """Whether a read of `path` that just finished is still what the viewer should show."""
+        selected = self.tree.selected_path
+        if selected is None:
+            return not self._no_memory_matches()
+        return selected == path
 
     @on(OpenMemoryRequested)
     def _open_requested(self, message: OpenMemoryRequested) -> None:
