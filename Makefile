@@ -24,19 +24,20 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 	@$(BIN)/python -m compileall -q workbench
 	$(BIN)/workbench demo
 
-# The suite runs on every core (pytest-xdist), a test module or class to a worker, so the
-# fixtures a module shares are built once. `make test PYTEST_WORKERS=0` runs it in one process.
-# Two workers a core finish sooner (a worker waits on servers and subprocesses two fifths of
-# its time: 340 s on -n 2 against 246 s on -n 4) but load the machine past what the process
-# tests' timing has been shown to hold; `make test PYTEST_WORKERS=4` runs them so.
-PYTEST_WORKERS ?= auto
+# The suite runs on pytest-xdist workers, a test module or class to a worker, so the fixtures
+# a module shares are built once. Two workers a core: a worker waits on servers, subprocesses
+# and the app's idle checks for about half its time, which one worker a core leaves idle.
+# `make test PYTEST_WORKERS=0` runs it in one process.
+PYTEST_WORKERS ?= $(shell python3 -c "import os; print(2 * len(os.sched_getaffinity(0)))" 2>/dev/null || echo auto)
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
 
 test: $(STAMP)  ## lint, import contracts, type check, then the test suite
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+	@# Bytecode on, whatever the environment says: every worker otherwise rewrites and
+	@# compiles the test modules' assertions again (10 s of CPU a worker, 3 s from the cache).
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 
 bench: $(STAMP)  ## run the benchmarks (one line per figure; bench-suite apart)
 	@# Bytecode of the code as it is now: the start-up figures are not compile times.
