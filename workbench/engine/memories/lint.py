@@ -8,6 +8,7 @@ without its reason. Rule ids are part of the CLI contract (spec 05).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from workbench.engine.memories.file_format import BOTH_LOCATIONS, read_type
 from workbench.engine.memories.frontmatter import (
@@ -18,7 +19,6 @@ from workbench.engine.memories.frontmatter import (
 )
 from workbench.engine.memories.models import LintFinding
 from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
-from workbench.engine.records import Record
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
 SURFACE_MAX_LINES = 200
@@ -51,8 +51,9 @@ def _may_hold_relative_date(text: str) -> bool:
     return any(word in lowered for word in _RELATIVE_DATE_WORDS)
 
 
-class FileFacts(Record):
-    """What the linter needs to know about one memory file."""
+class FileFacts(NamedTuple):
+    """What the linter needs to know about one memory file (a tuple, not a `Record`: a
+    listing makes one a file, and a tuple is built in a fifth of the time)."""
 
     path: str
     text: str
