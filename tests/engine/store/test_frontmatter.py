@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from workbench.engine.memories.frontmatter import (
+    FRONTMATTER_RE,
+    _block_span,
     _fast_parse,
     _load_yaml,
     description_of,
@@ -186,3 +188,24 @@ def test_quoted_words_that_yaml_would_read_as_booleans_stay_on_the_fast_path():
     assert _fast_parse(block) == {"name": "A0", "description": "ON", "type": "user"}
     assert _fast_parse("a: 'x: y'") == {"a": "x: y"} == _load_yaml("a: 'x: y'")
     assert _fast_parse('a: "q\\"x"') is None  # an escape: YAML decides
+
+
+# Runs of dashes, line breaks, the whitespace `\s` takes (and YAML does not) and text, so that
+# fences open, close, overlap and trail whitespace in every way.
+_fenced = st.lists(
+    st.sampled_from(
+        ["-", "---", "\n", " ", "\t", "\r", "\x0b", "\x0c", "\x85", "\u2028", "\xa0", "a", "k: v"]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@given(_fenced)
+def test_the_block_is_where_the_frontmatter_regex_finds_it(text: str):
+    match = FRONTMATTER_RE.match(text)
+    expected = (match.start(1), match.end(1), match.end()) if match else None
+    assert _block_span(text) == expected
+
+
+def test_trailing_spaces_are_not_part_of_a_plain_value():
+    assert _fast_parse("name: a b   \ntype: user ") == {"name": "a b", "type": "user"}

@@ -24,12 +24,16 @@ YAML_MAX_NODES = 10_000
 """Values a frontmatter block may hold once its aliases are expanded (real ones hold ~5)."""
 
 FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
+# The same match in two steps (`_block_span`): the opening line, then the first `---` after
+# it with the whitespace that follows.
+_OPENING_FENCE = re.compile(r"---\s*\n")
+_CLOSING_FENCE = re.compile(r"---\s*")
 _SIMPLE_LINE = re.compile(r"^([a-zA-Z_-]+):\s+(.+)$")
 _YAML_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 # A line the fast path may read without YAML: `key: plain words` with no YAML punctuation.
-_FAST_LINE = re.compile(
-    r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^\s'\"{}\[\]*&#!|>%@`,?:~=<-][^:#\t]*?)[ ]*$"
-)
+# The value's trailing spaces are left to `rstrip` (a lazy `*?` before `[ ]*$` tries the end
+# of the line at every character).
+_FAST_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^\s'\"{}\[\]*&#!|>%@`,?:~=<-][^:#\t]*)$")
 # `key: "text"` or `key: 'text'` with no escape or quote inside: the text, whatever it spells
 # (Claude Code's writer and ours quote a description such as `ON` or `a: b` this way).
 _FAST_QUOTED = re.compile(r"""^([A-Za-z_][A-Za-z0-9_-]*):[ ]+(?:"([^"\\]*)"|'([^']*)')[ ]*$""")
@@ -170,7 +174,8 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
             if nested is not None and not nested:
                 return None  # `key:` with nothing under it is null: leave that to YAML
             nested, target = None, result
-            opening = _FAST_PARENT.match(line)
+            # Only a line ending in `:` (and spaces) may open a block; most are `key: value`.
+            opening = _FAST_PARENT.match(line) if line.rstrip(" ").endswith(":") else None
             if opening is not None:
                 if opening.group(1) in result:
                     return None
@@ -179,7 +184,7 @@ def _fast_parse(block: str) -> dict[str, Any] | None:
                 continue
         match = _FAST_LINE.match(line)
         if match is not None:
-            key, value = match.groups()
+            key, value = match.group(1), match.group(2).rstrip(" ")
             if _is_non_string(value):
                 return None
         else:
@@ -267,20 +272,43 @@ def _load_yaml(block: str) -> dict[str, Any]:
     return {str(k): v for k, v in data.items()}
 
 
+def _block_span(text: str) -> tuple[int, int, int] | None:
+    """Where `FRONTMATTER_RE`'s block starts and ends in `text`, and where its match ends;
+    None when it does not match.
+
+    The regex's lazy block tries for the closing `---` at every character, a third of the
+    cost of parsing a short file's frontmatter. The block ends at the first `---` after the
+    opening line, which `str.find` finds at once.
+    """
+    opening = _OPENING_FENCE.match(text)
+    if opening is None:
+        return None
+    start = opening.end()
+    close = text.find("---", start)
+    if close == -1:
+        return None
+    closing = _CLOSING_FENCE.match(text, close)
+    assert closing is not None  # `---` is there
+    return start, close, closing.end()
+
+
 def parse_frontmatter(text: str) -> ParsedFrontmatter:
     """Parse the frontmatter at the start of already-normalised `text`."""
-    starts_with_fence = text.split("\n", 1)[0].rstrip() == "---"
-    match = FRONTMATTER_RE.match(text)
-    if not match:
+    first_line_end = text.find("\n")
+    first_line = text if first_line_end == -1 else text[:first_line_end]
+    starts_with_fence = first_line.rstrip() == "---"
+    span = _block_span(text)
+    if span is None:
         return ParsedFrontmatter({}, present=False, starts_with_fence=starts_with_fence)
-    block = match.group(1)
+    start, close, body_offset = span
+    block = text[start:close]
     fast = _fast_parse(block)
     if fast is not None:
-        return ParsedFrontmatter(fast, True, starts_with_fence, body_offset=match.end())
+        return ParsedFrontmatter(fast, True, starts_with_fence, body_offset=body_offset)
     limit = None
     try:
         return ParsedFrontmatter(
-            _load_yaml(block), True, starts_with_fence, body_offset=match.end()
+            _load_yaml(block), True, starts_with_fence, body_offset=body_offset
         )
     except _YamlLimitError as exc:
         limit = str(exc)
@@ -295,13 +323,13 @@ def parse_frontmatter(text: str) -> ParsedFrontmatter:
             True,
             starts_with_fence,
             used_quote_retry=True,
-            body_offset=match.end(),
+            body_offset=body_offset,
             limit=limit,
         )
     except _YamlError as exc:
         message = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         return ParsedFrontmatter(
-            {}, True, starts_with_fence, error=message, body_offset=match.end(), limit=limit
+            {}, True, starts_with_fence, error=message, body_offset=body_offset, limit=limit
         )
 
 
