@@ -68,6 +68,7 @@ from workbench.engine.memories.listing_cache import (
     Stamp,
     compact_json,
     listing_cache_for,
+    orjson_json,
     stamp_of,
 )
 from workbench.engine.memories.models import (
@@ -684,18 +685,21 @@ class MemoryStore:
             return found.output
         walk, key, indexes = found.walk, found.key, found.indexes
         listed, whole = self._listing(scope, walk, now_ms, cache)
-        items = [
-            finished_listing.Listed(row, mtime_ms, len(record[9]), record[8])
-            for mtime_ms, record, row in listed
-        ]
-        output = compact_json([row for _, _, row in listed])
+        rows = [row for _, _, row in listed]
+        # Kept only as orjson writes it: the rare listing with a value only the json module
+        # can write (escaped) is listed afresh each time.
+        output = orjson_json(rows)
+        if output is None:
+            return compact_json(rows)
         parsed = self._indexed  # the indexes' links, when their parse was whole and trusted
         if cache is not None and key is not None and whole:
             if parsed is not None and parsed[0] == indexes:
-                kept = finished_listing.encode(items, now_ms)
-                # Written piece by piece, it is the same bytes (unless a value only the json
-                # module can write, escaped, made the two differ: then it is not kept).
-                if kept.output == output:
+                items = [
+                    finished_listing.Listed(row, mtime_ms, len(record[9]), record[8])
+                    for mtime_ms, record, row in listed
+                ]
+                kept = finished_listing.encode(items, output, now_ms)
+                if kept is not None:
                     cache.keep_finished(scope, key, kept)
         return output
 
