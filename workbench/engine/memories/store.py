@@ -254,10 +254,11 @@ def _with_dangling_links(
     """The rows in `scope`, newest first, each dict with a `memory-dangling-link` finding per
     `[[name]]` no memory in the folder answers to (as `list` adds them)."""
     known: set[str] = set()
-    for _, record, row in rows:
-        known.add(_stem(row["path"]))
-        if record[1]:
-            known.add(record[1])
+    if any(record[11] for _, record, _ in rows):  # the names matter only when a file links
+        for _, record, row in rows:
+            known.add(_stem(row["path"]))
+            if record[1]:
+                known.add(record[1])
     out = []
     for item in sorted(rows, key=lambda item: item[0], reverse=True):
         _, record, row = item
@@ -719,11 +720,12 @@ class MemoryStore:
         rows = []
         for path, stat in walk:
             stamp = stamp_of(stat)
+            rel = self.relative(path)
             record = stored.get(path)
             if record is not None and _valid_record(record, stamp):
                 keep[path] = record
             else:
-                analysis = self._analyse(path, stat)
+                analysis = self._analyse(path, stat, rel)
                 record = _record(analysis)
                 # Kept when read without error, unchanged since the walk, not racily new.
                 if (
@@ -734,7 +736,7 @@ class MemoryStore:
                 ):
                     keep[path] = record
                     read += 1
-            rows.append(self._row(path, self.relative(path), stat, record, indexed, now_ms))
+            rows.append(self._row(path, rel, stat, record, indexed, now_ms))
         if cache is not None and (read or len(keep) != len(stored)):
             cache.save(keep)
         whole = cache is not None and len(keep) == len(rows)
