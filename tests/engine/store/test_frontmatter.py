@@ -9,10 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from workbench.engine.memories.frontmatter import (
+    _NON_PRINTABLE_CLASS,
     FRONTMATTER_RE,
     _block_span,
     _fast_parse,
+    _has_non_printable,
     _load_yaml,
+    _pattern,
     description_of,
     parse_frontmatter,
     parse_memory_type,
@@ -209,3 +212,8 @@ def test_the_block_is_where_the_frontmatter_regex_finds_it(text: str):
 
 def test_trailing_spaces_are_not_part_of_a_plain_value():
     assert _fast_parse("name: a b   \ntype: user ") == {"name": "a b", "type": "user"}
+
+
+@given(st.one_of(st.text(), st.text(alphabet=st.characters(max_codepoint=0x7F))))
+def test_the_ascii_check_for_characters_yaml_refuses_is_the_whole_one(text: str):
+    assert _has_non_printable(text) == bool(_pattern(_NON_PRINTABLE_CLASS).search(text))

@@ -42,8 +42,10 @@ _FAST_QUOTED = re.compile(r"""^([A-Za-z_][A-Za-z0-9_-]*):[ ]+(?:"([^"\\]*)"|'([^
 _FAST_PARENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]*$")
 # Characters YAML refuses to read; such a block must go through YAML to fail the same way.
 # Compiled when first used: a negated class this wide costs ~8 ms to compile, which every
-# hook and command that imported this module used to pay.
+# hook and command that imported this module used to pay; an ASCII block (nearly every one)
+# needs only the ASCII ones.
 _NON_PRINTABLE_CLASS = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+_NON_PRINTABLE_ASCII = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Plain scalars YAML (1.1, as PyYAML reads it) turns into something other than a string.
 _YAML_WORDS = frozenset(
     "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF "
@@ -147,10 +149,17 @@ def quote_problematic_values(block: str) -> str:
     return "\n".join(out)
 
 
+def _has_non_printable(text: str) -> bool:
+    """Whether `text` holds a character YAML refuses to read."""
+    if text.isascii():
+        return _NON_PRINTABLE_ASCII.search(text) is not None
+    return _pattern(_NON_PRINTABLE_CLASS).search(text) is not None
+
+
 def _fast_parse(block: str) -> dict[str, Any] | None:
     """Parse blocks made only of `key: plain text` lines, and `key:` lines opening one level
     of such lines indented alike, without YAML; None if unsure (YAML then decides)."""
-    if _pattern(_NON_PRINTABLE_CLASS).search(block):
+    if _has_non_printable(block):
         return None
     result: dict[str, Any] = {}
     nested: dict[str, Any] | None = None  # the block an indented line belongs to
