@@ -25,10 +25,24 @@ SURFACE_MAX_LINES = 200
 SURFACE_MAX_BYTES = 4096
 LARGE_FILE_BYTES = 1_000_000
 
-_WHY = re.compile(r"\*\*\s*why\s*:?\s*\*\*|^\s*why\s*:", re.IGNORECASE | re.MULTILINE)
-_HOW = re.compile(
-    r"\*\*\s*how\s+to\s+apply\s*:?\s*\*\*|^\s*how\s+to\s+apply\s*:", re.IGNORECASE | re.MULTILINE
+# `**Why:**` in bold anywhere, or `Why:` opening a line; likewise `How to apply:`. Two
+# patterns each, not one alternation: sre finds a bold one by its `**` at once, but tries an
+# alternation at every character.
+_WHY = (
+    re.compile(r"\*\*\s*why\s*:?\s*\*\*", re.IGNORECASE),
+    re.compile(r"^\s*why\s*:", re.IGNORECASE | re.MULTILINE),
 )
+_HOW = (
+    re.compile(r"\*\*\s*how\s+to\s+apply\s*:?\s*\*\*", re.IGNORECASE),
+    re.compile(r"^\s*how\s+to\s+apply\s*:", re.IGNORECASE | re.MULTILINE),
+)
+
+
+def _says(marker: tuple[re.Pattern[str], re.Pattern[str]], body: str) -> bool:
+    bold, opening = marker
+    return bold.search(body) is not None or opening.search(body) is not None
+
+
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # Phrases whose meaning depends on the day they were written ("next Friday"), not recurring
 # schedules ("every Tuesday").
@@ -122,7 +136,7 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
     memory_type = stated.type
     body = facts.text[whole.body_offset :] if whole.present else facts.text
     if memory_type in ("feedback", "project"):
-        if not _WHY.search(body):
+        if not _says(_WHY, body):
             findings.append(
                 _finding(
                     path,
@@ -131,7 +145,7 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
                     f"a {memory_type} memory should say **Why:** it holds",
                 )
             )
-        if not _HOW.search(body):
+        if not _says(_HOW, body):
             findings.append(
                 _finding(
                     path,
