@@ -9,8 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from workbench.engine.memories.frontmatter import (
+    _NON_PRINTABLE_CLASS,
+    FRONTMATTER_RE,
+    _block_span,
     _fast_parse,
+    _has_non_printable,
     _load_yaml,
+    _pattern,
     description_of,
     parse_frontmatter,
     parse_memory_type,
@@ -186,3 +191,29 @@ def test_quoted_words_that_yaml_would_read_as_booleans_stay_on_the_fast_path():
     assert _fast_parse(block) == {"name": "A0", "description": "ON", "type": "user"}
     assert _fast_parse("a: 'x: y'") == {"a": "x: y"} == _load_yaml("a: 'x: y'")
     assert _fast_parse('a: "q\\"x"') is None  # an escape: YAML decides
+
+
+# Runs of dashes, line breaks, the whitespace `\s` takes (and YAML does not) and text, so that
+# fences open, close, overlap and trail whitespace in every way.
+_fenced = st.lists(
+    st.sampled_from(
+        ["-", "---", "\n", " ", "\t", "\r", "\x0b", "\x0c", "\x85", "\u2028", "\xa0", "a", "k: v"]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@given(_fenced)
+def test_the_block_is_where_the_frontmatter_regex_finds_it(text: str):
+    match = FRONTMATTER_RE.match(text)
+    expected = (match.start(1), match.end(1), match.end()) if match else None
+    assert _block_span(text) == expected
+
+
+def test_trailing_spaces_are_not_part_of_a_plain_value():
+    assert _fast_parse("name: a b   \ntype: user ") == {"name": "a b", "type": "user"}
+
+
+@given(st.one_of(st.text(), st.text(alphabet=st.characters(max_codepoint=0x7F))))
+def test_the_ascii_check_for_characters_yaml_refuses_is_the_whole_one(text: str):
+    assert _has_non_printable(text) == bool(_pattern(_NON_PRINTABLE_CLASS).search(text))

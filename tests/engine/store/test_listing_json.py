@@ -17,6 +17,7 @@ from workbench.engine import Engine
 from workbench.engine.memories import listing_cache
 from workbench.engine.memories import store as store_module
 from workbench.engine.memories.finished_listing import DAY_MS
+from workbench.engine.memories.frontmatter import render_frontmatter
 from workbench.engine.memories.listing_cache import FOLDER, compact_json
 
 NOW_MS = 1_780_000_000_000.0
@@ -157,6 +158,61 @@ def test_the_kept_output_follows_the_clock(
     with monkeypatch.context() as patched:
         patched.setattr(listing_cache.ListingCache, "load", _refuse)
         assert _store(folder, tmp_path, now).listing_json() == expected
+
+
+# Values that spell the keys the kept output's spans are found by, with quotes, backslashes
+# and braces around them: in the output they sit inside strings, escaped, and fool no search.
+_spelled = st.lists(
+    st.sampled_from(
+        ['"', "\\", ",", ":", "}", "]", "{", "a", " ", "é", "\u2028", "[[plain]]", "[[gone]]"]
+        + [',"age_days":', '],"type_format":', ',"line":', ',"abs_path":', ',"lints":[']
+        + ["today", "**Why:**", "\n"]
+    ),
+    max_size=6,
+).map("".join)
+_named = st.lists(
+    st.sampled_from(["a", '"', "\\", ",", ":", "}", "]", ',"abs_path":', ',"line":', "é"]),
+    min_size=1,
+    max_size=4,
+).map("".join)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    files=st.lists(
+        st.tuples(
+            _named,
+            _spelled,
+            _spelled,
+            st.sampled_from(["user", "feedback", "bogus", None]),
+            st.floats(min_value=0, max_value=60 * DAY_MS / 1000),
+        ),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda file: file[0],
+    ),
+    later=st.floats(min_value=-2 * DAY_MS, max_value=60 * DAY_MS),
+)
+def test_values_that_spell_the_keys_are_kept_and_follow_the_clock(
+    tmp_path: Path, files: list[tuple[str, str, str, str | None, float]], later: float
+):
+    base = tmp_path / str(len(list(tmp_path.iterdir())))
+    root = base / "memory"
+    for stem, name, body, kind, age_s in files:
+        fields = {"name": name, "description": name + body, "type": kind}
+        _write(
+            root / f"{stem}.md",
+            render_frontmatter(fields) + body + "\n",
+            stamp=NOW_MS / 1000 - age_s,
+        )
+    assert _store(root, base).listing_json() == _expected(root, base)
+    assert len(_finished_files(base)) == 1  # kept: every row's spans were found
+    now = NOW_MS + later
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(listing_cache.ListingCache, "load", _refuse)
+        assert _store(root, base, now).listing_json() == _expected(root, base, now_ms=now)
 
 
 def _refuse(*args, **kwargs):  # type: ignore[no-untyped-def]

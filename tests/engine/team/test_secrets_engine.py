@@ -13,7 +13,11 @@ from secretgen import CONTEXTS, GENERATORS, make_token
 from secretgen.corpus import corpus
 
 from workbench.engine.errors import UserInputError
-from workbench.engine.team.secrets.prefilter import get_prefilter, hyperscan_available
+from workbench.engine.team.secrets.prefilter import (
+    RegexPrefilter,
+    get_prefilter,
+    hyperscan_available,
+)
 from workbench.engine.team.secrets.rules import RULES
 from workbench.engine.team.secrets.scanner import (
     find_secrets,
@@ -318,3 +322,13 @@ def test_property_every_generated_token_is_found_in_every_context(
 ):
     text = CONTEXTS[context](make_token(rule_id, seed))
     assert rule_id in [m.rule_id for m in scan_for_secrets(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts)
+def test_property_the_keyword_gate_never_hides_a_candidate(text: str):
+    prefilter = RegexPrefilter()
+    lowered = text.lower()
+    if prefilter.located(text, lowered):
+        assert prefilter.may_match(lowered)
+    assert prefilter.candidates(text) == prefilter.located(text, lowered)

@@ -7,24 +7,23 @@ So the output is kept with, for each file, where those two spans sit and the fil
 later run computes every age afresh and rewrites only the spans of files whose age changed,
 which is a few files a minute in a large folder, and all of them a day later.
 
-A row is written from pieces (`encode_row`) so that the spans are known without searching,
-and the pieces joined are exactly `compact_json(row)`: the tests hold the two equal.
+The spans are found in the output as written (`encode`), by the keys that open them, and
+each is checked against the row's values before the output is kept.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import os
 from array import array
 from collections.abc import Sequence
+from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
 from workbench.engine.memories.listing_cache import (
     FINISHED_FIELDS,
     ListingCache,
-    compact_json,
     stamp_of,
 )
 from workbench.engine.memories.staleness import DAY_MS, STALE_AFTER_DAYS, stale_message
@@ -51,7 +50,8 @@ class Listed:
 
 def stale_json(path_json: bytes, age: int) -> bytes:
     """The `memory-stale` finding of a file whose path is `path_json`, as compact JSON."""
-    message = json.dumps(stale_message(age), ensure_ascii=False).encode("utf-8")
+    # What `json.dumps(message, ensure_ascii=False)` gives, without its Python wrapper.
+    message = encode_basestring(stale_message(age)).encode("utf-8")
     return (
         b'{"path":'
         + path_json
@@ -83,61 +83,63 @@ class Finished(NamedTuple):
     """The moment the ages in `output` are for."""
 
 
-def encode(items: Sequence[Listed], now_ms: float) -> Finished:
-    """The listing's compact JSON at `now_ms`, with its table, mtimes and age bounds."""
+def encode(items: Sequence[Listed], output: bytes, now_ms: float) -> Finished | None:
+    """`output`, the compact JSON of the rows of `items` at `now_ms`, with its table, mtimes
+    and age bounds; None if a row's spans are not where its values put them.
+
+    The spans are found by the keys that open them. Inside a JSON string every `"` is
+    escaped, so a comma and a quote side by side (`,"age_days":`, `,"line":`) only ever
+    belong to the structure: one search each, and no row is written twice.
+    """
     table: array[int] = array("q")
     mtimes: array[float] = array("d")
-    parts = [b"["]
-    at = 1
-    for n, item in enumerate(items):
-        if n:
-            parts.append(b",")
-            at += 1
-        row = item.row
-        age = row["age_days"]
-        head = dict(row)
-        lints = head.pop("lints")
-        tail_keys = ("size_bytes", "tokens", "indexed")
-        tail = {key: head.pop(key) for key in tail_keys}
-        kind = head.pop("type_format")
-        del head["age_days"]
-        path_json = compact_json(row["path"])
-        pre = lints[: item.before_stale]
-        stale = bool(item.ages and age > STALE_AFTER_DAYS)
-        post = lints[item.before_stale + stale :]
-        first = compact_json(head)[:-1] + b',"age_days":'
-        digits = str(age).encode()
-        middle = b"," + compact_json(tail)[1:-1] + b',"lints":['
-        pre_json = compact_json(pre)[1:-1]
-        slot = _slot(path_json, age, item.ages, bool(pre), bool(post))
-        post_json = compact_json(post)[1:-1]
-        last = b'],"type_format":' + compact_json(kind) + b"}"
-        path_at = at + len(b'{"path":')
-        age_at = at + len(first)
-        slot_at = age_at + len(digits) + len(middle) + len(pre_json)
-        table.extend(
-            (
-                age,
-                int(item.ages),
-                path_at,
-                path_at + len(path_json),
-                age_at,
-                age_at + len(digits),
-                slot_at,
-                slot_at + len(slot),
-            )
-        )
+    at = 0  # the `[` or `,` before the next row
+    for item in items:
+        try:
+            end = _row_spans(output, at + 1, item, table)
+        except ValueError:  # a key not found
+            return None
+        if end is None:
+            return None
         mtimes.append(item.mtime_ms)
-        for piece in (first, digits, middle, pre_json, slot, post_json, last):
-            parts.append(piece)
-            at += len(piece)
-    parts.append(b"]")
+        at = end
+    if output[at:] != b"]":
+        return None
     # A row's age moves on a day after its mtime, and every day after that; 1 ms early, so
     # float rounding never leaves a changed age unseen (a row looked at early is unchanged).
     nexts = [mtime + (math.floor((now_ms - mtime) / DAY_MS) + 1) * DAY_MS - 1 for mtime in mtimes]
     order = sorted(range(len(nexts)), key=nexts.__getitem__)
     bounds = array("d", [nexts[n] for n in order])
-    return Finished(b"".join(parts), table, mtimes, bounds, array("q", order), now_ms)
+    return Finished(output, table, mtimes, bounds, array("q", order), now_ms)
+
+
+def _row_spans(output: bytes, at: int, item: Listed, table: array[int]) -> int | None:
+    """Add the `FIELDS` integers of the row that starts at `at` to `table`, and return where
+    it ends; None if its age or its `memory-stale` slot is not as its values say."""
+    if not output.startswith(b'{"path":', at):
+        return None
+    row = item.row
+    age = row["age_days"]
+    path_at = at + len(b'{"path":')
+    path_end = output.index(b',"abs_path":', path_at)
+    age_at = output.index(b',"age_days":', path_end) + len(b',"age_days":')
+    digits = str(age).encode()
+    age_end = age_at + len(digits)
+    slot_at = output.index(b',"lints":[', age_end) + len(b',"lints":[')
+    for _ in range(item.before_stale):
+        # A finding ends with its line, a number or null, and the closing brace.
+        slot_at = output.index(b"}", output.index(b',"line":', slot_at)) + 1
+    stale = item.ages and age > STALE_AFTER_DAYS
+    pre = item.before_stale > 0
+    post = len(row["lints"]) > item.before_stale + stale
+    slot = _slot(output[path_at:path_end], age, item.ages, pre, post)
+    slot_end = slot_at + len(slot)
+    if output[age_at:age_end] != digits or output[slot_at:slot_end] != slot:
+        return None
+    # The row closes after its `type_format`: null or a name, neither holding a brace.
+    end = output.index(b"}", output.index(b'],"type_format":', slot_end)) + 1
+    table.extend((age, int(item.ages), path_at, path_end, age_at, age_end, slot_at, slot_end))
+    return end
 
 
 def patch(kept: Finished, now_ms: float) -> bytes:

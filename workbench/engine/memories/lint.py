@@ -8,8 +8,9 @@ without its reason. Rule ids are part of the CLI contract (spec 05).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from workbench.engine.memories.file_format import BOTH_LOCATIONS, read_type
+from workbench.engine.memories.file_format import BOTH_LOCATIONS, TypeReading, read_type
 from workbench.engine.memories.frontmatter import (
     FRONTMATTER_MAX_LINES,
     MEMORY_TYPES,
@@ -18,17 +19,30 @@ from workbench.engine.memories.frontmatter import (
 )
 from workbench.engine.memories.models import LintFinding
 from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
-from workbench.engine.records import Record
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
 SURFACE_MAX_LINES = 200
 SURFACE_MAX_BYTES = 4096
 LARGE_FILE_BYTES = 1_000_000
 
-_WHY = re.compile(r"\*\*\s*why\s*:?\s*\*\*|^\s*why\s*:", re.IGNORECASE | re.MULTILINE)
-_HOW = re.compile(
-    r"\*\*\s*how\s+to\s+apply\s*:?\s*\*\*|^\s*how\s+to\s+apply\s*:", re.IGNORECASE | re.MULTILINE
+# `**Why:**` in bold anywhere, or `Why:` opening a line; likewise `How to apply:`. Two
+# patterns each, not one alternation: sre finds a bold one by its `**` at once, but tries an
+# alternation at every character.
+_WHY = (
+    re.compile(r"\*\*\s*why\s*:?\s*\*\*", re.IGNORECASE),
+    re.compile(r"^\s*why\s*:", re.IGNORECASE | re.MULTILINE),
 )
+_HOW = (
+    re.compile(r"\*\*\s*how\s+to\s+apply\s*:?\s*\*\*", re.IGNORECASE),
+    re.compile(r"^\s*how\s+to\s+apply\s*:", re.IGNORECASE | re.MULTILINE),
+)
+
+
+def _says(marker: tuple[re.Pattern[str], re.Pattern[str]], body: str) -> bool:
+    bold, opening = marker
+    return bold.search(body) is not None or opening.search(body) is not None
+
+
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # Phrases whose meaning depends on the day they were written ("next Friday"), not recurring
 # schedules ("every Tuesday").
@@ -48,11 +62,15 @@ def _may_hold_relative_date(text: str) -> bool:
     if not text.isascii():
         return True  # case-insensitive matching folds some non-ASCII letters: search
     lowered = text.lower()
-    return any(word in lowered for word in _RELATIVE_DATE_WORDS)
+    for word in _RELATIVE_DATE_WORDS:  # a loop: a third cheaper than any() on a generator
+        if word in lowered:
+            return True
+    return False
 
 
-class FileFacts(Record):
-    """What the linter needs to know about one memory file."""
+class FileFacts(NamedTuple):
+    """What the linter needs to know about one memory file (a tuple, not a `Record`: a
+    listing makes one a file, and a tuple is built in a fifth of the time)."""
 
     path: str
     text: str
@@ -104,19 +122,21 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
             )
         )
 
-    head = "\n".join(facts.text.split("\n")[:FRONTMATTER_MAX_LINES])
-    if FRONTMATTER_MAX_LINES <= facts.text.count("\n"):
-        head += "\n"
+    newlines = facts.text.count("\n")
+    head = facts.text
+    if newlines >= FRONTMATTER_MAX_LINES:
+        lines = facts.text.split("\n", FRONTMATTER_MAX_LINES)
+        head = "\n".join(lines[:FRONTMATTER_MAX_LINES]) + "\n"
     seen = parse_frontmatter(head)
     # A short file is its own head: one parse serves both.
     whole = seen if head == facts.text else parse_frontmatter(facts.text)
-    findings.extend(_frontmatter_findings(path, seen, whole, facts))
+    stated = read_type(seen.data)
+    findings.extend(_frontmatter_findings(path, seen, whole, stated, facts))
 
-    data = seen.data
-    memory_type = read_type(data).type
+    memory_type = stated.type
     body = facts.text[whole.body_offset :] if whole.present else facts.text
     if memory_type in ("feedback", "project"):
-        if not _WHY.search(body):
+        if not _says(_WHY, body):
             findings.append(
                 _finding(
                     path,
@@ -125,7 +145,7 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
                     f"a {memory_type} memory should say **Why:** it holds",
                 )
             )
-        if not _HOW.search(body):
+        if not _says(_HOW, body):
             findings.append(
                 _finding(
                     path,
@@ -150,7 +170,7 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
                     number,
                 )
             )
-    line_total = facts.text.count("\n") + (0 if facts.text.endswith("\n") else 1)
+    line_total = newlines + (0 if facts.text.endswith("\n") else 1)
     encoded = len(facts.text) if facts.text.isascii() else len(facts.text.encode("utf-8"))
     if line_total > SURFACE_MAX_LINES or encoded > SURFACE_MAX_BYTES:
         limit = (
@@ -181,7 +201,11 @@ def stale_finding(path: str, age_days: int) -> LintFinding | None:
 
 
 def _frontmatter_findings(
-    path: str, seen: ParsedFrontmatter, whole: ParsedFrontmatter, facts: FileFacts
+    path: str,
+    seen: ParsedFrontmatter,
+    whole: ParsedFrontmatter,
+    stated: TypeReading,
+    facts: FileFacts,
 ) -> list[LintFinding]:
     if not seen.present:
         if seen.starts_with_fence:
@@ -238,7 +262,6 @@ def _frontmatter_findings(
                 "no description: recall can only go by the file name",
             )
         )
-    stated = read_type(data)
     if stated.location is None:
         findings.append(
             _finding(path, "type-missing", "warning", "no type: the manifest shows it untyped")

@@ -97,18 +97,26 @@ def compact_json(data: Any) -> bytes:
     gives in UTF-8 (orjson writes them in a tenth of the time); where orjson refuses a value
     (a lone surrogate, an integer past 64 bits) the json module writes it, escaping what
     UTF-8 cannot carry."""
+    written = orjson_json(data)
+    if written is not None:
+        return written
+    import json
+
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(data, separators=(",", ":")).encode("ascii")
+
+
+def orjson_json(data: Any) -> bytes | None:
+    """`compact_json(data)` when orjson writes it; None where it refuses a value."""
     import orjson
 
     try:
         return orjson.dumps(data)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
-        import json
-
-        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-        try:
-            return text.encode("utf-8")
-        except UnicodeEncodeError:
-            return json.dumps(data, separators=(",", ":")).encode("ascii")
+        return None
 
 
 def listing_cache_for(engine: Engine) -> ListingCache | None:

@@ -22,8 +22,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from workbench.engine.team.secrets.fingerprint import fingerprint
-from workbench.engine.team.secrets.placeholder import placeholder_reason
 from workbench.engine.team.secrets.prefilter import Candidates, get_prefilter, private_key_headers
 from workbench.engine.team.secrets.rules import RULES
 
@@ -279,6 +277,11 @@ def _matches(text: str, candidates: Candidates) -> list[SecretMatch]:
 def _findings(text: str, candidates: Candidates, path: str) -> list[SecretFinding]:
     if not candidates:
         return []
+    # Here: hashlib (OpenSSL) and the placeholder tables are 5 ms that a scan finding no
+    # candidate (a listing's team files, nearly always) never needs.
+    from workbench.engine.team.secrets.fingerprint import fingerprint
+    from workbench.engine.team.secrets.placeholder import placeholder_reason
+
     spans = sorted(_rule_spans(text, candidates, first_only=False), key=_text_order)
     findings: list[SecretFinding] = []
     line = 1
