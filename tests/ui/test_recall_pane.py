@@ -355,8 +355,8 @@ async def test_in_the_app_a_result_opens_the_memory_viewer(healthy):
         viewer = app.screen.query_one(MemoryPane)
         assert viewer.document is not None
         assert viewer.document.entry.path == "project_provider_rate_limits.md"
-        assert app.focused is app.screen.tree
-        assert app.screen.tree.selected_path == "project_provider_rate_limits.md"
+        assert app.focused is app.screen.memory_tree
+        assert app.screen.memory_tree.selected_path == "project_provider_rate_limits.md"
 
 
 def test_actions_are_declared_once():

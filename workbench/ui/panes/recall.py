@@ -663,8 +663,9 @@ class RecallPane(Pane):
     @on(Select.Changed, "#recall-engine")
     def _engine_picked(self, event: Select.Changed) -> None:
         event.stop()
-        if event.value in ENGINES and event.value != self.engine_choice:
-            self.engine_choice = event.value  # type: ignore[assignment]
+        choice = next((engine for engine in ENGINES if engine == event.value), None)
+        if choice is not None and choice != self.engine_choice:
+            self.engine_choice = choice
 
     @on(OptionList.OptionSelected, "#recall-results")
     def _result_chosen(self, event: OptionList.OptionSelected) -> None:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from textual.content import Content
 
     from workbench.engine.team.models import TeamOverview
+    from workbench.engine.team.sync.client import TeamSyncClient
     from workbench.engine.team.sync.models import PullResult
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -488,7 +489,7 @@ class TeamSyncPane(Pane):
 
     # --- workers -----------------------------------------------------------------------
 
-    async def _open_client(self, operation: str):  # type: ignore[no-untyped-def]
+    async def _open_client(self, operation: str) -> TeamSyncClient | None:
         engine = self.engine
         try:
             # Reading the git config and the saved state is disk work: keep it off the loop.
@@ -520,6 +521,7 @@ class TeamSyncPane(Pane):
                     "· esc cancels"
                 )
 
+        result: PushResult | PullResult
         try:
             async with client:
                 if kind == "push":

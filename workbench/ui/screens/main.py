@@ -28,7 +28,7 @@ from textual.widgets import ContentSwitcher, Input, Static, Tree
 from textual.worker import get_current_worker
 
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.memories.models import MemoryEntry
+from workbench.engine.memories.models import IndexReport, MemoryEntry
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
 from workbench.ui.first_paint import report_first_paint
 from workbench.ui.formatting import display_memory_dir, memory_dir_label, project_name
@@ -218,13 +218,14 @@ class MainScreen(MemoryActions):
         # the messages instead would queue them behind the start-up's own and cost frames).
         snapshot = MemorySnapshot(view.entries, view.index, view.team_index, view.folder_exists)
         self._memories_loaded(MemoriesLoaded(snapshot))
-        if self.tree.filled:  # a small folder fills in one go: no need to wait for the message
+        # A small folder fills in one go: no need to wait for the message.
+        if self.memory_tree.filled:
             self._first_frame_done("tree")
         if view.first_document is not None:
             self._document_loaded(DocumentLoaded(view.first_document))
 
     @property
-    def tree(self) -> MemoryTree:
+    def memory_tree(self) -> MemoryTree:
         """The memory tree."""
         return self.query_one(MemoryTree)
 
@@ -298,7 +299,7 @@ class MainScreen(MemoryActions):
         if pane is not None and pane.focus_default():
             return
         if self.active_pane == "memory":
-            self.set_focus(self.tree)
+            self.set_focus(self.memory_tree)
         else:
             self.set_focus(self.query_one(PaneTabs))
 
@@ -443,7 +444,7 @@ class MainScreen(MemoryActions):
     def _memories_loaded(self, message: MemoriesLoaded) -> None:
         snapshot = message.snapshot
         self.snapshot = snapshot
-        tree = self.tree
+        tree = self.memory_tree
         keep = self._pending_select or tree.selected_path
         self._pending_select = None
         tree.set_entries(snapshot.entries, keep=keep)
@@ -474,7 +475,7 @@ class MainScreen(MemoryActions):
         message.stop()
         # A rebuild that left no memory under the cursor (an empty filter result, the last
         # memory deleted) highlights nothing: no memory verb may act on the one before.
-        tree = self.tree
+        tree = self.memory_tree
         if tree.selected_entry is None:
             self.selected = None
             if self._no_memory_matches():
@@ -489,7 +490,7 @@ class MainScreen(MemoryActions):
 
     def _no_memory_matches(self) -> bool:
         """The filter hides every memory, so the viewer has nothing to show."""
-        tree = self.tree
+        tree = self.memory_tree
         return bool(tree.filter_text.strip() and not tree.shown_count and tree.entries)
 
     def first_frame_shown(self) -> None:
@@ -582,7 +583,7 @@ class MainScreen(MemoryActions):
         ]
         if snapshot.index is not None and snapshot.index.exists:
             parts.append(f"index {snapshot.index.line_count}/{snapshot.index.max_lines} lines")
-        tree = self.tree
+        tree = self.memory_tree
         if tree.shown_count != len(snapshot.entries):
             parts.append(f"{tree.shown_count} shown")
         self.query_one(StatusLine).counts = " · ".join(parts)
@@ -658,14 +659,14 @@ class MainScreen(MemoryActions):
 
     def _document_wanted(self, path: str) -> bool:
         """Whether a read of `path` that just finished is still what the viewer should show."""
-        selected = self.tree.selected_path
+        selected = self.memory_tree.selected_path
         if selected is None:
             return not self._no_memory_matches()
         return selected == path
 
     @on(OpenMemoryRequested)
     def _open_requested(self, message: OpenMemoryRequested) -> None:
-        tree = self.tree
+        tree = self.memory_tree
         if not tree.select_path(message.path):
             tree.set_filter("")
             self.query_one("#memory-filter", Input).value = ""
@@ -678,12 +679,12 @@ class MainScreen(MemoryActions):
 
     @on(Input.Changed, "#memory-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.tree.set_filter(event.value)
+        self.memory_tree.set_filter(event.value)
         self._update_counts()
 
     @on(Input.Submitted, "#memory-filter")
     def _filter_submitted(self) -> None:
-        self.tree.focus()
+        self.memory_tree.focus()
 
     def action_filter_memories(self) -> None:
         """Focus the filter box."""
@@ -695,7 +696,7 @@ class MainScreen(MemoryActions):
         if box.has_focus:
             box.value = ""
         self.remove_class("-sidebar-hidden")
-        self.set_focus(self.tree)
+        self.set_focus(self.memory_tree)
 
     # --- actions -----------------------------------------------------------------------
 
@@ -723,14 +724,14 @@ class MainScreen(MemoryActions):
         name = action.split("(", 1)[0]
         if name in MEMORY_VERBS:
             self.remove_class("-sidebar-hidden")
-            self.set_focus(self.tree)
+            self.set_focus(self.memory_tree)
             self.show_pane("memory", focus=False)
         elif name in INDEX_VERBS:
             await self.built_pane("index")
             self.show_pane("index", focus=True)
         elif name in HISTORY_VERBS and not self._focus_within(*HISTORY_PLACES):
             self.remove_class("-sidebar-hidden")
-            self.set_focus(self.tree)
+            self.set_focus(self.memory_tree)
             self.show_pane("memory", focus=False)
         self.call_after_refresh(self.run_action, action)
 
@@ -752,7 +753,7 @@ class MainScreen(MemoryActions):
             return True if self.snapshot and self.snapshot.team_index is not None else None
         return True
 
-    def _current_report(self):  # type: ignore[no-untyped-def]
+    def _current_report(self) -> IndexReport | None:
         if self.snapshot is None:
             return None
         return self.snapshot.team_index if self.show_team_index else self.snapshot.index
@@ -782,6 +783,6 @@ class MainScreen(MemoryActions):
                 team.team_files_changed()  # type: ignore[attr-defined]
         # Bursts are coalesced, so the paths may be partial: re-read the highlighted file
         # regardless (not the one on show: it may be the name a rename just replaced).
-        path = self.tree.selected_path
+        path = self.memory_tree.selected_path
         if path is not None:
             self._load_document(path)

@@ -28,6 +28,8 @@ from workbench.ui.screens.prompt import TextPromptModal
 from workbench.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from workbench.engine.memories.models import MemoryDocument, MemoryEntry
     from workbench.engine.memories.store import IndexFixPlan
     from workbench.ui.app import WorkbenchApp
@@ -48,11 +50,11 @@ class MemoryActions(Screen[None]):
         @property
         def workbench(self) -> WorkbenchApp: ...
         @property
-        def tree(self) -> MemoryTree: ...
+        def memory_tree(self) -> MemoryTree: ...
         def highlighted_entry(self) -> MemoryEntry | None: ...
         def show_pane(self, pane_id: str, *, focus: bool | None = None) -> None: ...
-        def _load_memories(self, first_document: bool = False) -> None: ...
-        def _load_document(self, path: str) -> None: ...
+        def _load_memories(self, first_document: bool = False) -> Worker[None]: ...
+        def _load_document(self, path: str) -> Worker[None]: ...
 
     class EditorRequested(Message):
         """A document was read and the editor should open on it."""
@@ -64,8 +66,8 @@ class MemoryActions(Screen[None]):
     def action_reload_memories(self) -> None:
         """Scan the memory folder again."""
         self._load_memories()
-        if self.tree.selected_path:
-            self._load_document(self.tree.selected_path)
+        if self.memory_tree.selected_path:
+            self._load_document(self.memory_tree.selected_path)
 
     def action_toggle_source(self) -> None:
         """Rendered markdown or raw source in the viewer."""
@@ -132,7 +134,7 @@ class MemoryActions(Screen[None]):
         entry = self.highlighted_entry()
         if entry is None:
             return
-        after = self.tree.neighbour_of(entry.path)
+        after = self.memory_tree.neighbour_of(entry.path)
         links = "its index line" if entry.indexed else "no index line links to it"
         confirmed = await self.app.push_screen_wait(
             ConfirmModal(
@@ -321,7 +323,7 @@ class MemoryActions(Screen[None]):
             self.notify(note, title="Index", severity="warning")
         self._pending_select = outcome.select
         self._load_memories()
-        path = outcome.select or self.tree.selected_path
+        path = outcome.select or self.memory_tree.selected_path
         if path:
             self._load_document(path)
 
