@@ -13,8 +13,9 @@ from tests.ui.conftest import TEST_SETTINGS, Toasts, settle
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.ui.messages import OpenMemoryRequested
-from workbench.ui.panes.recall import PANE_ACTIONS, RecallPane, RecallRequest, split_list
+from workbench.ui.panes.recall import PANE_ACTIONS, RecallPane
 from workbench.ui.panes.recall_view import engine_reason, hanging
+from workbench.ui.panes.recall_workers import RecallRequest, split_list
 
 NOW = 1_796_000_000.0
 """A fixed clock (2026-11-30): the sample's ages, freshness notes and manifest dates hold."""
