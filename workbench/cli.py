@@ -10,13 +10,13 @@ from __future__ import annotations
 import gc
 import sys
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.commands.common import ExitCode, fail
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 FRONT_MODULE = "workbench.commands.front"
 COMMAND_MODULES = (
@@ -121,6 +121,17 @@ def _parse(
     return build_parser(modules).parse_args(argv)
 
 
+def _handler(args: argparse.Namespace | SimpleNamespace) -> Callable[[Any], int]:
+    """The command's handler, or the app's when no command was given. A handler reads only
+    attributes, so the fast path's SimpleNamespace serves it as well as argparse's result."""
+    handler: Callable[[Any], int] | None = getattr(args, "handler", None)
+    if handler is not None:
+        return handler
+    from workbench.commands.front import run_tui
+
+    return run_tui
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code (0 ok, 1 act on it, 2 bad input)."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -133,14 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # turns it back on then), worth ~20 ms of a 0.6 s start.
         gc.disable()
     command = first_command(argv)
-    args = fast_args(argv)
+    args: argparse.Namespace | SimpleNamespace | None = fast_args(argv)
     if args is None:
         args = _parse(argv, command, app_only=app_only, wants_help=wants_help)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        from workbench.commands.front import run_tui
-
-        handler = run_tui
+    handler = _handler(args)
     try:
         return int(handler(args))
     except KeyboardInterrupt:

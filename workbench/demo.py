@@ -36,8 +36,12 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.engine import Engine
+
+if TYPE_CHECKING:
+    from workbench.server.demo import DemoTeam
 from workbench.engine.samples import InstalledSample, install_sample
 
 SECRET_FILE = "reference_ci_bot.md"
@@ -310,7 +314,7 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _play_opening(engine: Engine, team: object, team_dir: Path) -> list[str]:
+async def _play_opening(engine: Engine, team: DemoTeam, team_dir: Path) -> list[str]:
     """Pull, edit, let the teammate race us, push through the 412 (see the module docstring)."""
     from workbench.server.demo import TEAMMATE_NOTE, TEAMMATE_NOTE_KEY
 
@@ -331,11 +335,11 @@ async def _play_opening(engine: Engine, team: object, team_dir: Path) -> list[st
         )
         target.write_text(mine, encoding="utf-8")
         theirs = mine.replace("on this machine during the demo", "by a teammate on another machine")
-        team.teammate_edit(key, theirs)  # type: ignore[attr-defined]
+        team.teammate_edit(key, theirs)
         pushed = await client.push()
         notes.append(f"conflict: {key}")
         notes.append(f"pushed: {pushed.status} after {pushed.conflict_retries} conflict retries")
-        team.teammate_edit(  # type: ignore[attr-defined]
+        team.teammate_edit(
             TEAMMATE_NOTE_KEY, TEAMMATE_NOTE + "\nUpdated again by the teammate: pull to see it.\n"
         )
     return notes

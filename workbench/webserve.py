@@ -154,7 +154,7 @@ class WorkbenchServer(Server):
         app.middlewares.append(self._guard)
         return app
 
-    async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
         """The page, with URLs for the host the browser used and the focus script."""
         scheme = "https" if request.secure else "http"
         base = f"{scheme}://{request.host}"
@@ -180,12 +180,16 @@ class WorkbenchServer(Server):
         ended = self._ended[number] = asyncio.Event()
         self._sessions[number] = websocket
         service: AppService | None = None
+
+        async def close() -> None:  # AppService wants no result; aiohttp's close gives a bool
+            await websocket.close()
+
         try:
             service = AppService(
                 self.command,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
-                close=websocket.close,
+                close=close,
                 download_manager=self.download_manager,
                 debug=self.debug,
             )

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from secretgen import make_token
 
+from workbench.cli import main
 from workbench.engine import Engine
 from workbench.engine.context.compaction_log import check_session_id
 
@@ -198,6 +199,14 @@ def test_bad_input_is_one_line_and_never_blocks(run_cli, event, stdin, message) 
     assert code == 1 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_no_stdin_is_missing_input(monkeypatch, capsys) -> None:
+    # A hook started with no stdin (or on a terminal) has no payload: said so, never blocking.
+    monkeypatch.setattr("sys.stdin", None)
+    assert main(["hook", "PreCompact"]) == 1
+    err = capsys.readouterr().err
+    assert "no hook input on stdin" in err and "Traceback" not in err
 
 
 def test_a_real_hook_process_prints_only_json(live_project: LiveProject) -> None:

@@ -125,7 +125,7 @@ async def test_palette_opens_a_memory_by_name(memory_project, app_factory):
         await type_text(pilot, "grafana boards")  # settles: the search is a worker
         await pilot.press("enter")
         await settle(app, pilot)
-        assert app.screen.tree.selected_path == "reference_dashboards.md"
+        assert app.screen.memory_tree.selected_path == "reference_dashboards.md"
 
 
 async def test_keymap_from_config_rebinds_by_id(memory_project, app_factory):
@@ -322,7 +322,7 @@ async def test_escape_always_returns_to_the_tree_and_focus_is_always_shown(
                 assert panes in focused.ancestors and panes.styles.border_top[1] == primary, keys
             await pilot.press("escape")
             await settle(app, pilot)
-            assert app.focused is screen.tree, keys
+            assert app.focused is screen.memory_tree, keys
             assert sidebar.styles.border_top[1] == primary
         # Esc in the filter box also clears it.
         assert screen.query_one("#memory-filter").value == ""
@@ -368,7 +368,7 @@ async def test_palette_runs_a_memory_verb_on_the_tree_from_another_pane(
         assert app.screen.question == "Delete notes_unindexed.md?"
         await pilot.press("n")
         await settle(app, pilot)
-        assert app.screen.active_pane == "memory" and app.focused is app.screen.tree
+        assert app.screen.active_pane == "memory" and app.focused is app.screen.memory_tree
 
 
 async def test_undo_key_acts_only_where_memories_are_on_show(memory_project, app_factory):

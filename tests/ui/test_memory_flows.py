@@ -31,7 +31,7 @@ async def open_memory(app, pilot, path: str) -> MainScreen:  # type: ignore[no-u
     assert isinstance(screen, MainScreen)
     screen.post_message(OpenMemoryRequested(path))
     await settle(app, pilot)
-    assert screen.tree.selected_path == path
+    assert screen.memory_tree.selected_path == path
     return screen
 
 
@@ -245,7 +245,7 @@ async def test_new_memory_is_written_with_its_index_line(memory_project, app_fac
         assert "The rota lives in PagerDuty." in text
         index = (memory_project.memory_dir / "MEMORY.md").read_text()
         assert "[Pager rota](pager-rota.md)" in index
-        assert app.screen.tree.selected_path == "pager-rota.md"
+        assert app.screen.memory_tree.selected_path == "pager-rota.md"
         assert "saved pager-rota.md" in app.screen.query_one(StatusLine).last_action
 
 
@@ -454,7 +454,7 @@ async def test_rename_moves_the_file_and_its_index_link(memory_project, app_fact
         assert not (memory_project.memory_dir / "reference_dashboards.md").exists()
         assert (memory_project.memory_dir / "reference_grafana.md").exists()
         assert "(reference_grafana.md)" in index.read_text()
-        assert app.screen.tree.selected_path == "reference_grafana.md"
+        assert app.screen.memory_tree.selected_path == "reference_grafana.md"
 
 
 async def test_missing_memory_folder_shows_an_empty_state(tmp_path: Path, app_factory):
@@ -503,7 +503,7 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
     @functools.wraps(original)
     def on_mount(self: MainScreen) -> None:
         original(self)
-        at_mount.append((self.tree.filled, self.query_one(MemoryPane).document is not None))
+        at_mount.append((self.memory_tree.filled, self.query_one(MemoryPane).document is not None))
 
     monkeypatch.setattr(MainScreen, "on_mount", on_mount)
     at_ready: list[tuple[str | None, str | None, bool]] = []
@@ -514,7 +514,7 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
         # memory already (placed before that frame), and the hook fires from here.
         document = self.query_one(MemoryPane).document
         shown = document.entry.path if document is not None else None
-        at_ready.append((self.tree.selected_path, shown, bool(calls)))
+        at_ready.append((self.memory_tree.selected_path, shown, bool(calls)))
         first_frame(self)
 
     monkeypatch.setattr(MainScreen, "first_frame_shown", first_frame_shown)
@@ -539,10 +539,10 @@ async def test_warm_view_is_on_the_first_frame_and_first_paint_hook_runs_once(
         assert not [w for w in app.workers if w.group == "scan"]
         await settle(app, pilot)
         assert calls == [1]
-        first = screen.tree.selected_path
+        first = screen.memory_tree.selected_path
         assert first is not None and not first.startswith("team/")
         assert at_ready == [(first, first, False)]
-        assert screen.tree.selected_path == first
+        assert screen.memory_tree.selected_path == first
         assert screen.query_one(MemoryPane).document.entry.path == first
 
 
@@ -567,7 +567,7 @@ async def test_viewer_shows_a_new_memory_and_the_verbs_act_on_it(memory_project,
         screen = app.screen
         assert isinstance(screen, MainScreen)
         # The new file took the line the previous newest memory had: the viewer follows.
-        assert screen.tree.selected_path == "pager-rota.md"
+        assert screen.memory_tree.selected_path == "pager-rota.md"
         assert shown_path(app) == "pager-rota.md"
         await pilot.press("d")
         await settle(app, pilot)
@@ -591,7 +591,7 @@ async def test_viewer_shows_the_renamed_file_even_after_a_rescan(memory_project,
         app.screen.query_one(Input).value = "reference_grafana.md"
         await pilot.press("enter")
         await settle(app, pilot)
-        assert screen.tree.selected_path == "reference_grafana.md"
+        assert screen.memory_tree.selected_path == "reference_grafana.md"
         assert shown_path(app) == "reference_grafana.md"
         # What the file watcher posts after the rename: the viewer must not go back to the
         # old name (and say it cannot show it).
@@ -604,8 +604,8 @@ async def test_viewer_shows_the_renamed_file_even_after_a_rescan(memory_project,
         app.engine.memories.rename("reference_grafana.md", "reference_boards.md")
         screen.post_message(MemoryFilesChanged(()))
         await settle(app, pilot)
-        assert screen.tree.selected_path is not None
-        assert pane.has_content and shown_path(app) == screen.tree.selected_path
+        assert screen.memory_tree.selected_path is not None
+        assert pane.has_content and shown_path(app) == screen.memory_tree.selected_path
 
 
 async def test_after_a_delete_the_viewer_shows_the_row_then_highlighted(
@@ -615,14 +615,14 @@ async def test_after_a_delete_the_viewer_shows_the_row_then_highlighted(
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = app.screen
-        assert screen.tree.selected_path == "notes_unindexed.md"
+        assert screen.memory_tree.selected_path == "notes_unindexed.md"
         await pilot.press("d")
         await settle(app, pilot)
         await pilot.press("y")
         await settle(app, pilot)
         assert not (memory_project.memory_dir / "notes_unindexed.md").exists()
         # The next row in the group takes the deleted one's place, and the viewer shows it.
-        assert screen.tree.selected_path == "user_role.md"
+        assert screen.memory_tree.selected_path == "user_role.md"
         pane = screen.query_one(MemoryPane)
         assert pane.has_content and shown_path(app) == "user_role.md"
         await pilot.press("d")

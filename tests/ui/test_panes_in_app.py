@@ -160,8 +160,8 @@ async def test_following_a_link_from_a_pane_hands_the_focus_to_the_tree(sample_a
         await pilot.press("enter")
         await settle(app, pilot)
         assert screen.active_pane == "memory"
-        assert app.focused is screen.tree
-        assert screen.tree.selected_path is not None
+        assert app.focused is screen.memory_tree
+        assert screen.memory_tree.selected_path is not None
 
 
 async def test_an_empty_pane_takes_the_focus_so_its_keys_still_work(sample_app):

@@ -13,8 +13,9 @@ from tests.ui.conftest import TEST_SETTINGS, Toasts, settle
 from tests.ui.harness import PaneHarness
 from workbench.engine import Engine
 from workbench.ui.messages import OpenMemoryRequested
-from workbench.ui.panes.recall import PANE_ACTIONS, RecallPane, RecallRequest, split_list
+from workbench.ui.panes.recall import PANE_ACTIONS, RecallPane
 from workbench.ui.panes.recall_view import engine_reason, hanging
+from workbench.ui.panes.recall_workers import RecallRequest, split_list
 
 NOW = 1_796_000_000.0
 """A fixed clock (2026-11-30): the sample's ages, freshness notes and manifest dates hold."""
@@ -355,8 +356,8 @@ async def test_in_the_app_a_result_opens_the_memory_viewer(healthy):
         viewer = app.screen.query_one(MemoryPane)
         assert viewer.document is not None
         assert viewer.document.entry.path == "project_provider_rate_limits.md"
-        assert app.focused is app.screen.tree
-        assert app.screen.tree.selected_path == "project_provider_rate_limits.md"
+        assert app.focused is app.screen.memory_tree
+        assert app.screen.memory_tree.selected_path == "project_provider_rate_limits.md"
 
 
 def test_actions_are_declared_once():

@@ -70,7 +70,7 @@ async def test_f2_collapses_the_sidebar_and_escape_brings_the_tree_back(
         await settle(app, pilot)
         assert not screen.query_one("#sidebar").display
         assert screen.query_one("#panes").outer_size.width == 80
-        assert app.focused is not None and app.focused is not screen.tree
+        assert app.focused is not None and app.focused is not screen.memory_tree
         await pilot.press("escape")
         await settle(app, pilot)
-        assert screen.query_one("#sidebar").display and app.focused is screen.tree
+        assert screen.query_one("#sidebar").display and app.focused is screen.memory_tree

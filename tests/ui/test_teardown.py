@@ -41,7 +41,7 @@ async def test_the_main_screens_results_after_shutdown_raise_nothing(memory_proj
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        document = app.engine.memories.read(screen.tree.selected_path or "")
+        document = app.engine.memories.read(screen.memory_tree.selected_path or "")
     # The widgets are gone now; each of these looked one up.
     screen._document_loaded(DocumentLoaded(document))
     screen._document_failed(DocumentFailed(document.entry.path, "gone"))

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from workbench.engine import Engine
-    from workbench.engine.agents.fork import FileChange
+    from workbench.engine.agents.fork import FileChange, WriteMode
 
 NO_KEY_NOTICE = (
     "ANTHROPIC_API_KEY is not set, so nothing was sent: this is a dry run showing the exact "
@@ -182,7 +182,7 @@ def run_dream(args: argparse.Namespace) -> int:
             warn(notice)
         result = agent.dry_run(notice=notice)
     else:
-        mode = "apply" if args.apply else "show" if args.dry_run else "propose"
+        mode: WriteMode = "apply" if args.apply else "show" if args.dry_run else "propose"
         result = asyncio.run(agent.run(mode=mode))
     data = with_claude(result.to_json(), engine.claude)
     emit(args, data, None if wants_json(args) else _dream_printer(result))
@@ -243,7 +243,8 @@ def run_review(args: argparse.Namespace) -> int:
         rejected = [queue.reject(i).to_json() for i in ids]
         emit(args, {"rejected": rejected}, f"rejected {len(rejected)} proposal(s)")
         return ExitCode.OK
-    accepted, failed = [], []
+    accepted: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
     for proposal_id in ids:
         try:
             accepted.append(queue.accept(proposal_id).to_json())

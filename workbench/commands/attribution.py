@@ -20,7 +20,7 @@ from workbench.commands.common import (
 from workbench.engine.errors import UserInputError
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, JustifyMethod
 
     from workbench.engine.context.attribution_models import AttributionReport
     from workbench.engine.context.session_history import SessionHistory
@@ -258,7 +258,7 @@ def render_sessions(con: Console, history: SessionHistory) -> None:
     )
     con.print(f"peaks, oldest first (█ = at the auto-compact threshold): {peak_spark(history)}")
     table = Table(box=None, pad_edge=False)
-    for heading, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("started", "left"),
         ("session", "left"),
         ("calls", "right"),
@@ -271,8 +271,9 @@ def render_sessions(con: Console, history: SessionHistory) -> None:
         ("warning at", "right"),
         ("auto at", "right"),
         ("title", "left"),
-    ):
-        table.add_column(heading, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    )
+    for heading, justify in columns:
+        table.add_column(heading, justify=justify, no_wrap=True)
     for s in history.sessions:
         share = s.peak_share
         c = s.compactions

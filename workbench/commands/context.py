@@ -28,7 +28,7 @@ from workbench.engine.errors import UserInputError
 if TYPE_CHECKING:
     import argparse
 
-    from rich.console import Console
+    from rich.console import Console, JustifyMethod
 
     from workbench.engine.context.gauge import GaugeReport
 
@@ -542,7 +542,7 @@ def run_replay(args: argparse.Namespace) -> int:
         if report.turns and not args.no_turns:
             table = Table(box=None, pad_edge=False)
             for heading in ("call", "line", "time", "estimated", "reported", "output", "marks"):
-                justify = "right" if heading not in ("time", "marks") else "left"
+                justify: JustifyMethod = "right" if heading not in ("time", "marks") else "left"
                 table.add_column(heading, justify=justify, no_wrap=True)
             segment = 0
             for number, turn in enumerate(report.turns, 1):

@@ -238,6 +238,7 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
     paths = [p for p in args.paths if p != "-"]
     texts = [(args.stdin_name, _read_stdin())] if "-" in args.paths else []
     baseline_file = args.baseline or args.audit
+    baseline: Baseline | None
     if args.update_baseline:
         baseline = team.load_baseline(args.update_baseline, missing_ok=True)
     else:

@@ -412,7 +412,8 @@ def _print_status(con: Console, overview: TeamOverview) -> None:
         )
     if status.conflicts:
         latest = status.conflicts[-1]
-        outcome = {True: "resolved", False: "gave up"}.get(latest.get("resolved"), "unresolved")
+        outcomes = {True: "resolved", False: "gave up", None: "unresolved"}
+        outcome = outcomes.get(latest.get("resolved"), "unresolved")
         con.print(
             f"conflicts (HTTP 412): {len(status.conflicts)}; latest {latest.get('time')}, "
             f"{outcome}, {latest.get('pending_count', '?')} file(s) pending",

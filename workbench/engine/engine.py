@@ -123,15 +123,15 @@ class Engine:
 
     @staticmethod
     def read_json_input(
-        stream: IO[bytes] | IO[str], what: str, *, missing: str | None = None
+        stream: IO[bytes] | IO[str] | None, what: str, *, missing: str | None = None
     ) -> Any:
         """The JSON payload on a pipe (a hook's, the status line's): refused past 1 MiB and
-        checked for depth before it is parsed. Blank input gives None, or a `UserInputError`
-        saying `missing` when one is given."""
+        checked for depth before it is parsed. Blank input, or no stream at all (no stdin, a
+        terminal), gives None, or a `UserInputError` saying `missing` when one is given."""
         from workbench.engine.errors import UserInputError
         from workbench.engine.userfiles import STATUSLINE_LIMIT, load_json, read_stream
 
-        raw = read_stream(stream, STATUSLINE_LIMIT, what)
+        raw = b"" if stream is None else read_stream(stream, STATUSLINE_LIMIT, what)
         if not raw.strip():
             if missing is not None:
                 raise UserInputError(missing)

@@ -26,6 +26,8 @@ from workbench.engine.errors import UserInputError, WorkbenchError
 from workbench.live.mcp_tools import RESOURCE_PREFIX, MemoryTools
 
 if TYPE_CHECKING:
+    from starlette import types as asgi
+
     from workbench.engine import Engine
 
 SERVER_NAME = "memory-workbench"
@@ -321,11 +323,11 @@ def check_bind(host: str, token: str | None) -> None:
 class BearerTokenGate:
     """ASGI middleware: every HTTP request needs `Authorization: Bearer <token>`."""
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: asgi.ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
         if scope["type"] == "http":
             presented = dict(scope.get("headers") or ()).get(b"authorization", b"")
             if not hmac.compare_digest(presented, self.expected):
@@ -362,7 +364,7 @@ def serve_http(
     from workbench.server.runner import bind_socket, url_for
 
     check_bind(host, token)
-    app = server.streamable_http_app(host=host)
+    app: asgi.ASGIApp = server.streamable_http_app(host=host)
     if token:
         app = BearerTokenGate(app, token)
     sock = bind_socket(host, port)

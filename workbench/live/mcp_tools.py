@@ -29,6 +29,7 @@ from workbench.engine.userfiles import INDEX_LIMIT, MEMORY_FILE_LIMIT, read_byte
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
+    from workbench.engine.recall.service import EngineChoice
 
 SOURCE = "mcp"
 """How proposals made through the MCP server are labelled in the review queue."""
@@ -95,12 +96,11 @@ class MemoryTools:
         """Claude Code's recall for `query`: the selection with reasons and what is injected."""
         if not query.strip():
             raise UserInputError("give a query to recall for")
-        if engine not in ("auto", "offline", "llm"):
-            raise UserInputError("engine must be auto, offline or llm")
-        if engine == "llm" and not self.engine.env.get("ANTHROPIC_API_KEY"):
+        choice = _engine_choice(engine)
+        if choice == "llm" and not self.engine.env.get("ANTHROPIC_API_KEY"):
             raise UserInputError("engine llm needs ANTHROPIC_API_KEY; use auto or offline")
         result = await self.engine.recall.recall(
-            query, engine=engine, recent_tools=list(recent_tools), surfaced=list(surfaced)
+            query, engine=choice, recent_tools=list(recent_tools), surfaced=list(surfaced)
         )
         data = result.to_json()
         out = {
@@ -465,6 +465,15 @@ class MemoryTools:
                 ),
             }
         )
+
+
+def _engine_choice(value: str) -> EngineChoice:
+    """`value` as a recall engine choice; a `UserInputError` for anything else."""
+    choices: tuple[EngineChoice, ...] = ("auto", "offline", "llm")
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise UserInputError("engine must be auto, offline or llm")
 
 
 def _undo_hint(history_ids: Sequence[str]) -> str | None:

@@ -12,9 +12,10 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from workbench.server.database import Database, parse_database
 
@@ -187,7 +188,12 @@ class ServerConfig:
         return env
 
 
-def _number(env: Mapping[str, str], name: str, default: int | float, kind: type) -> int | float:
+_Number = TypeVar("_Number", int, float)
+
+
+def _number(
+    env: Mapping[str, str], name: str, default: _Number, kind: Callable[[str], _Number]
+) -> _Number:
     raw = env.get(name)
     if raw is None or not raw.strip():
         return default

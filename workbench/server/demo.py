@@ -48,13 +48,21 @@ class DemoTeam:
     def url(self) -> str:
         return self.server.url
 
+    @property
+    def db_path(self) -> Path:
+        """The server's SQLite file: the demo always runs on SQLite."""
+        path = self.server.db_path
+        if path is None:
+            raise RuntimeError("the demo team server is not on SQLite")
+        return path
+
     def env(self) -> dict[str, str]:
         """The variables that point the sync client at this server."""
         return {"TEAM_MEMORY_SYNC_URL": self.server.url, "WORKBENCH_TEAM_TOKEN": self.token}
 
     def teammate_edit(self, key: str, content: str) -> None:
         """Store an entry as another teammate would push it (no If-Match: it always lands)."""
-        store = TeamStore(self.server.db_path)
+        store = TeamStore(self.db_path)
         try:
             store.upsert(
                 DEMO_ORGANIZATION,
@@ -107,7 +115,7 @@ def demo_team(
         if index is not None:
             line = f"- [Handover notes]({TEAMMATE_NOTE_KEY}) — pushed by a teammate\n"
             seeded["MEMORY.md"] = index.rstrip("\n") + "\n" + line
-        store = TeamStore(server.db_path)
+        store = TeamStore(demo.db_path)
         try:
             store.upsert(
                 DEMO_ORGANIZATION, repo, seeded, if_match=None, max_entries=server.max_entries

@@ -51,6 +51,7 @@ from workbench.server.store import Store
 
 if TYPE_CHECKING:
     import uvicorn
+    from starlette.applications import Starlette
 
 __all__ = ["DEFAULT_ORGANIZATION", "TeamServer", "parse_token_specs", "serve_forever"]
 START_TIMEOUT_S = 15.0
@@ -141,7 +142,7 @@ class TeamServer:
         self.stats = ServerStats()
         self.url = ""
         self._store: Store | None = None
-        self.app = None
+        self.app: Starlette | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None

@@ -148,7 +148,7 @@ class PostgresStore:
                     )
                 for step in todo:
                     for statement in step.statements:
-                        conn.execute(statement)  # type: ignore[arg-type]
+                        conn.execute(statement)
                     conn.execute(
                         "INSERT INTO schema_migrations (version, name, applied_at) "
                         "VALUES (%s, %s, now()::text)",
@@ -269,7 +269,7 @@ class PostgresStore:
         """Take one request from `bucket`: 0.0 if allowed, else the seconds until it would be."""
         params = {"bucket": bucket, "rate": float(rate), "burst": float(burst)}
         row = self._run(
-            lambda conn: conn.execute(self._take_sql, params).fetchone(),  # type: ignore[arg-type]
+            lambda conn: conn.execute(self._take_sql, params).fetchone(),
             autocommit=True,
         )
         assert row is not None

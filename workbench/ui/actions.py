@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 Scope = Literal["app", "main", "editor", "pane"]
 
@@ -281,8 +281,8 @@ def specs(scope: Scope) -> tuple[ActionSpec, ...]:
     return tuple(spec for spec in ACTIONS if spec.scope == scope)
 
 
-def bindings(scope: Scope) -> list[Binding]:
-    """Textual bindings for one scope."""
+def bindings(scope: Scope) -> list[BindingType]:
+    """Textual bindings for one scope, typed for a `BINDINGS` class variable."""
     return [spec.binding() for spec in specs(scope)]
 
 

@@ -257,7 +257,7 @@ class WorkbenchApp(App[None]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # The blink switch covers every input, including the command palette's.
         if not self.settings.cursor_blink and hasattr(event.widget, "cursor_blink"):
-            event.widget.cursor_blink = False  # type: ignore[attr-defined]
+            event.widget.cursor_blink = False
 
     # --- actions and the palette -------------------------------------------------------
 

@@ -148,12 +148,22 @@ class ThemeSpec:
 
     def to_textual(self) -> Theme:
         """The Textual theme this spec describes."""
+        color = self.colors.get
         return Theme(
             name=self.name,
             primary=self.primary,
+            secondary=color("secondary"),
+            accent=color("accent"),
+            foreground=color("foreground"),
+            background=color("background"),
+            surface=color("surface"),
+            panel=color("panel"),
+            boost=color("boost"),
+            success=color("success"),
+            warning=color("warning"),
+            error=color("error"),
             dark=self.dark,
             variables=dict(self.variables),
-            **self.colors,
         )
 
 

@@ -184,7 +184,7 @@ class Pane(Vertical):
             return
         focused = self.screen.focused
         unmoved = focused is None or focused is self._focus_from or _hidden(focused)
-        if unmoved or focused in self.query_children(EmptyState):
+        if unmoved or (isinstance(focused, EmptyState) and focused.parent is self):
             self.focus_default()
 
     EXPLAINED_ACTIONS: ClassVar[frozenset[str]] = frozenset()

@@ -6,15 +6,16 @@ would take (session memory or full) and why, the kept / summarised / restored sp
 and numbers, micro-compaction savings, cut note sections, and the survival check of the
 paths, commands, numbers and identifiers in the span a summary replaces.
 
-Disk work runs in thread workers; results come back as messages that set the reactives.
+Disk work runs in thread workers; results come back as messages that set the reactives. The
+dry run's thread work and those messages are in `compaction_workers`, what the pane shows is
+built by the pure functions in `compaction_view`, and the summary dialog is
+`compaction_summary`.
 """
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -25,47 +26,40 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.compaction_summary import SummaryChoice, SummaryModal
 from workbench.ui.panes.compaction_view import (
-    KEPT,
-    RESTORED,
     SECTIONS,
-    SUMMARISED,
-    SUMMARY,
-    THRESHOLD,
-    Section,
-    after_estimate,
+    after_value,
+    bars,
+    before_value,
     engine_label,
-    files_section,
-    full_section,
     headline_content,
     headline_detail,
-    history_section,
     legend_content,
-    micro_section,
     numbers_content,
-    preview_root,
-    restored_tokens,
-    session_memory_section,
+    preview_sections,
     session_prompt,
-    summarised_tokens,
-    survival_section,
+    status_content,
 )
-from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
+from workbench.ui.panes.compaction_workers import (
+    Previewed,
+    PreviewFailed,
+    PreviewProgress,
+    SessionsLoaded,
+    run_preview,
+)
+from workbench.ui.widgets.split_bar import SplitBar
 
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction_log import CompactionRecord
     from workbench.engine.context.transcript import SessionInfo
-    from workbench.engine.progress import Progress
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -110,7 +104,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 """The pane's verbs (binding id, keys, palette title and help line)."""
 
 
-# Colours of the split, shared by the bars and the legend.
 class CompactionPane(Pane):
     """The compaction dry run for one session transcript."""
 
@@ -152,45 +145,6 @@ class CompactionPane(Pane):
     """A preview is being computed."""
     history: reactive[tuple[CompactionRecord, ...]] = reactive(tuple, init=False)
     """The session's real compactions, as the hooks recorded them."""
-
-    class SessionsLoaded(Message):
-        """The sessions were listed."""
-
-        def __init__(self, sessions: tuple[SessionInfo, ...]) -> None:
-            super().__init__()
-            self.sessions = sessions
-
-    class Previewed(Message):
-        """A dry run finished."""
-
-        def __init__(
-            self,
-            session_id: str,
-            preview: CompactPreview,
-            summary: SummaryChoice | None,
-            history: tuple[CompactionRecord, ...] = (),
-        ) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.preview = preview
-            self.summary = summary
-            """The summary it was checked against (None: the default)."""
-            self.history = history
-            """The session's recorded compactions."""
-
-    class PreviewFailed(Message):
-        """Listing sessions or the dry run failed, with a message for the user."""
-
-        def __init__(self, error: str) -> None:
-            super().__init__()
-            self.error = error
-
-    class PreviewProgress(Message):
-        """How far the dry run has got (posted from its worker)."""
-
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
 
     def __init__(
         self,
@@ -309,66 +263,38 @@ class CompactionPane(Pane):
 
     def _update_status(self) -> None:
         statuses = self.query(".compaction-status").results(Static)
-        if self.busy:
-            doing = self._progress or "previewing…"
-            text = Content.styled(f"{doing} · esc cancels", "$text-warning")
-        elif self._cancelled:
-            text = Content.styled("preview cancelled · f5 runs it again", "$text-warning")
-        elif self.summary is not None and not self.summary.is_default:
-            text = Content.assemble(
-                ("checking ", "$foreground-muted"), (self.summary.label, "bold")
-            )
-        else:
-            text = Content.assemble(
-                ("c", "bold $text-accent"), (" check a summary", "$foreground-muted")
-            )
+        text = status_content(
+            busy=self.busy,
+            progress=self._progress,
+            cancelled=self._cancelled,
+            summary_label=self._summary_label(),
+        )
         for status in statuses:
             status.update(text)
+
+    def _summary_label(self) -> str | None:
+        """The user's summary the preview checks, by name (None: the default)."""
+        summary = self.summary
+        return summary.label if summary is not None and not summary.is_default else None
 
     # --- rendering -----------------------------------------------------------------------
 
     def _render_preview(self, preview: CompactPreview) -> None:
-        root = preview_root(preview)
-        sm = preview.session_memory
         self.query_one(".compaction-headline", Static).update(headline_content(preview))
         self.query_one(".compaction-headline-detail", Static).update(headline_detail(preview))
-        scale = max(preview.pre_tokens, preview.threshold, 1) * 1.04
-        threshold = BarMark(preview.threshold, THRESHOLD)
-        summarised = summarised_tokens(preview)
-        after, upper_bound = after_estimate(preview)
-        if preview.chosen == "session_memory":
-            before_parts = [BarPart(summarised, SUMMARISED), BarPart(sm.kept_tokens, KEPT)]
-            after_parts = [BarPart(sm.summary_tokens, SUMMARY), BarPart(sm.kept_tokens, KEPT)]
-        else:
-            before_parts = [BarPart(summarised, SUMMARISED)]
-            after_parts = [
-                BarPart(preview.full.max_output_tokens, SUMMARY, "▒"),
-                BarPart(restored_tokens(preview), RESTORED),
-            ]
+        before, after = bars(preview)
         self.query_one(".compaction-before", SplitBar).update_bar(
-            before_parts, scale=scale, marks=[threshold]
+            before.parts, scale=before.scale, marks=before.marks
         )
         self.query_one(".compaction-after", SplitBar).update_bar(
-            after_parts, scale=scale, marks=[threshold]
+            after.parts, scale=after.scale, marks=after.marks
         )
-        self.query_one(".compaction-before-value", Static).update(
-            Content.styled(f"{preview.pre_tokens:,}", "bold")
-        )
-        self.query_one(".compaction-after-value", Static).update(
-            Content.styled(f"{'≤' if upper_bound else '≈'}{after:,}", f"bold {KEPT}")
-        )
+        self.query_one(".compaction-before-value", Static).update(before_value(preview))
+        self.query_one(".compaction-after-value", Static).update(after_value(preview))
         self.query_one(".compaction-legend", Static).update(
             Content.assemble((" " * 8, ""), legend_content(preview))
         )
-        label = self.summary.label if self.summary and not self.summary.is_default else None
-        sections: dict[str, Section] = {
-            "sm": session_memory_section(preview),
-            "full": full_section(preview),
-            "micro": micro_section(preview),
-            "files": files_section(preview, root),
-            "survival": survival_section(preview.survival, root, summary_label=label),
-            "history": history_section(self.history, root),
-        }
+        sections = preview_sections(preview, self.history, self._summary_label())
         for name, (title, body) in sections.items():
             title_widget = self.query_one(f".{name}-title", Static)
             title_widget.update(title)
@@ -387,8 +313,8 @@ class CompactionPane(Pane):
         context = self.engine.context
         self.read_in_thread(
             lambda: tuple(context.sessions()),
-            self.SessionsLoaded,
-            self.PreviewFailed,
+            SessionsLoaded,
+            PreviewFailed,
             group="compaction-sessions",
         )
 
@@ -421,42 +347,16 @@ class CompactionPane(Pane):
         engine = self.engine
         now = datetime.fromtimestamp(self._now_ms() / 1000, tz=UTC)
         worker = get_current_worker()
-
-        def progress(step: Progress) -> None:
-            # Called in this thread by the engine: the way to stop it, and to show how far.
-            if worker.is_cancelled:
-                raise OperationCancelled("preview cancelled")
-            shown = f"{step.task} {step.fraction:.0%}" if step.total else f"{step.task}…"
-            self.post_message(self.PreviewProgress(shown))
-
-        compact_preview = partial(engine.context.compact_preview, on_progress=progress)
-        try:
-            if summary is not None and summary.text:
-                # The engine reads summaries from files; pasted text goes through a private
-                # temporary file that is gone before the result is shown.
-                with tempfile.TemporaryDirectory(prefix="workbench-summary-") as folder:
-                    file = Path(folder) / "summary.md"
-                    file.write_text(summary.text, encoding="utf-8")
-                    preview = compact_preview(transcript, summary_file=str(file), now=now)
-            elif summary is not None and summary.path:
-                path = self._summary_path(summary.path)
-                preview = compact_preview(transcript, summary_file=str(path), now=now)
-            else:
-                preview = compact_preview(transcript, now=now)
-        except OperationCancelled:
-            return  # the user's cancel (or a newer preview) already settled the status
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.PreviewFailed(str(exc)))
-            return
-        if summary is not None and not summary.is_default:
-            survival = replace(preview.survival, summary_source=summary.label)
-            preview = replace(preview, survival=survival)
-        try:
-            history = tuple(engine.context.compaction_log.records(session_id))
-        except (WorkbenchError, OSError):
-            history = ()  # the preview stands on its own; a missing history is no error
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Previewed(session_id, preview, summary, history))
+        run_preview(
+            engine,
+            session_id,
+            transcript,
+            summary,
+            now,
+            self._summary_path,
+            worker,
+            self.post_message,
+        )
 
     @on(Previewed)
     def _previewed(self, message: Previewed) -> None:

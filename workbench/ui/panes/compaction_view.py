@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.content import Content
 
 from workbench.ui.formatting import duration_words
+from workbench.ui.widgets.split_bar import BarMark, BarPart
 
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
@@ -97,6 +99,62 @@ def after_estimate(preview: CompactPreview) -> tuple[int, bool]:
 
 Section = tuple[Content, Content]
 """A section's title line and its body (the body is indented, so wrapped lines stay in)."""
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One of the before and after bars: its parts against a scale, the threshold marked."""
+
+    parts: tuple[BarPart, ...]
+    scale: float
+    marks: tuple[BarMark, ...]
+
+
+def bars(preview: CompactPreview) -> tuple[Bar, Bar]:
+    """The context before and after the compaction, on one scale: what is summarised, kept,
+    the summary and what is restored, against the auto-compact threshold."""
+    sm = preview.session_memory
+    scale = max(preview.pre_tokens, preview.threshold, 1) * 1.04
+    marks = (BarMark(preview.threshold, THRESHOLD),)
+    summarised = summarised_tokens(preview)
+    before: tuple[BarPart, ...]
+    after: tuple[BarPart, ...]
+    if preview.chosen == "session_memory":
+        before = (BarPart(summarised, SUMMARISED), BarPart(sm.kept_tokens, KEPT))
+        after = (BarPart(sm.summary_tokens, SUMMARY), BarPart(sm.kept_tokens, KEPT))
+    else:
+        before = (BarPart(summarised, SUMMARISED),)
+        after = (
+            BarPart(preview.full.max_output_tokens, SUMMARY, "▒"),
+            BarPart(restored_tokens(preview), RESTORED),
+        )
+    return Bar(before, scale, marks), Bar(after, scale, marks)
+
+
+def before_value(preview: CompactPreview) -> Content:
+    """The tokens in context now, beside the before bar."""
+    return Content.styled(f"{preview.pre_tokens:,}", "bold")
+
+
+def after_value(preview: CompactPreview) -> Content:
+    """The tokens in context right after, beside the after bar (≤ when an upper bound)."""
+    after, upper_bound = after_estimate(preview)
+    return Content.styled(f"{'≤' if upper_bound else '≈'}{after:,}", f"bold {KEPT}")
+
+
+def status_content(
+    *, busy: bool, progress: str, cancelled: bool, summary_label: str | None
+) -> Content:
+    """The line beside the session picker: what the preview is doing, that it was cancelled,
+    which summary it checks, or the key that checks one."""
+    if busy:
+        doing = progress or "previewing…"
+        return Content.styled(f"{doing} · esc cancels", "$text-warning")
+    if cancelled:
+        return Content.styled("preview cancelled · f5 runs it again", "$text-warning")
+    if summary_label is not None:
+        return Content.assemble(("checking ", "$foreground-muted"), (summary_label, "bold"))
+    return Content.assemble(("c", "bold $text-accent"), (" check a summary", "$foreground-muted"))
 
 
 def headline_content(preview: CompactPreview) -> Content:
@@ -524,3 +582,20 @@ def session_prompt(info: SessionInfo) -> Content:
 
 
 # --- the summary dialog -------------------------------------------------------------------
+
+
+def preview_sections(
+    preview: CompactPreview,
+    history: Sequence[CompactionRecord],
+    summary_label: str | None,
+) -> dict[str, Section]:
+    """Every titled section below the bars, by name, in `SECTIONS` order."""
+    root = preview_root(preview)
+    return {
+        "sm": session_memory_section(preview),
+        "full": full_section(preview),
+        "micro": micro_section(preview),
+        "files": files_section(preview, root),
+        "survival": survival_section(preview.survival, root, summary_label=summary_label),
+        "history": history_section(history, root),
+    }

@@ -6,34 +6,28 @@ estimates (and the cl100k count, computed later in a worker), names the model wi
 and output reserve, lists every environment override in force, follows the transcript live,
 and plots the context size before every API call with compactions and the thresholds marked.
 
-Workers: the session list, the gauge reading, the replay and token measurements run in thread
-workers; live follow is a long-lived thread worker in the exclusive `watch` group that reads
-only appended bytes and stops when the toggle, the `watch_files` setting or the pane says so.
+What it reads, and how it follows the transcript live, is `GaugeReading` in `gauge_reading`,
+which the pane inherits; what it shows is built by the pure functions in `gauge_view`.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.message import Message
-from textual.reactive import reactive
-from textual.timer import Timer
 from textual.widgets import Select, Static
-from textual.worker import get_current_worker
 
-from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.ui.actions import ActionSpec
-from workbench.ui.panes.base import Pane
+from workbench.ui.panes.gauge_reading import GaugeReading
 from workbench.ui.panes.gauge_view import (
     compactions_content,
     counts_content,
     engine_label,
+    follow_content,
     model_content,
     overrides_content,
     plot_title,
@@ -49,7 +43,6 @@ if TYPE_CHECKING:
     from workbench.engine.context.service import TokenMeasurements
     from workbench.engine.context.transcript import SessionInfo
     from workbench.engine.context.views import GaugeView
-    from workbench.engine.progress import Progress
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -96,13 +89,11 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 
 WIDE = 100
 """From this width the counts and the overrides sit side by side."""
-ANALYSIS_DELAY = 1.5
-"""Seconds of quiet after a live change before the plot and the counts are recomputed."""
 
 # --- the pane -------------------------------------------------------------------------------
 
 
-class GaugePane(Pane):
+class GaugePane(GaugeReading):
     """The threshold ladder, counts, overrides and per-call plot for one session, live."""
 
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in PANE_ACTIONS]
@@ -131,77 +122,6 @@ class GaugePane(Pane):
     empty_title = "Reading the transcript…"
     empty_message = "The gauge appears once the newest session's transcript has been read."
 
-    sessions: reactive[tuple[SessionInfo, ...]] = reactive((), init=False, bindings=True)
-    """The project's sessions, newest first (the picker's choices)."""
-    session_id: reactive[str | None] = reactive(None, init=False)
-    """The session the gauge reads."""
-    report: reactive[GaugeReport | None] = reactive(None, init=False)
-    """The latest gauge reading."""
-    replay: reactive[ReplayReport | None] = reactive(None, init=False)
-    """The turn-by-turn replay behind the plot."""
-    measurements: reactive[TokenMeasurements | None] = reactive(None, init=False)
-    """The rough and cl100k counts (computed after the reading)."""
-    following: reactive[bool] = reactive(False, init=False)
-    """Whether the transcript is followed live."""
-    updates: reactive[int] = reactive(0, init=False)
-    """Live readings received since following started."""
-
-    class SessionsListed(Message):
-        """The session list was read."""
-
-        def __init__(self, sessions: tuple[SessionInfo, ...]) -> None:
-            super().__init__()
-            self.sessions = sessions
-
-    class GaugeRead(Message):
-        """A gauge reading, from a one-off read or from the follower."""
-
-        def __init__(self, session_id: str, report: GaugeReport, *, live: bool) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.report = report
-            self.live = live
-
-    class ReplayRead(Message):
-        """The transcript was replayed call by call."""
-
-        def __init__(self, session_id: str, replay: ReplayReport) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.replay = replay
-
-    class ReplayProgress(Message):
-        """How far the replay behind the plot has read (a fraction of the file)."""
-
-        def __init__(self, session_id: str, fraction: float | None) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.fraction = fraction
-
-    class ReplayCancelled(Message):
-        """The replay was cancelled before it finished."""
-
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
-
-    class Measured(Message):
-        """The messages were counted with the rough estimate and cl100k."""
-
-        def __init__(self, session_id: str, measurements: TokenMeasurements) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.measurements = measurements
-
-    class ReadFailed(Message):
-        """Something could not be read; `what` says which part."""
-
-        def __init__(self, what: str, error: str, session_id: str | None = None) -> None:
-            super().__init__()
-            self.what = what
-            self.error = error
-            self.session_id = session_id
-
     def __init__(
         self,
         *,
@@ -215,11 +135,6 @@ class GaugePane(Pane):
         self._autoload = autoload
         self._follow_setting = follow
         self._loaded = False
-        self._analysed: tuple[str, int] | None = None
-        self._analysis_timer: Timer | None = None
-        self._replaying = False
-        self._replay_progress: float | None = None
-        self._replay_cancelled = False
         self._plot_series: PlotSeries | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -256,205 +171,6 @@ class GaugePane(Pane):
             return self._follow_setting
         settings = self.settings
         return True if settings is None else bool(settings.watch_files)
-
-    def _load_sessions(self) -> None:
-        context = self.engine.context
-        self.read_in_thread(
-            lambda: tuple(context.sessions()),
-            self.SessionsListed,
-            lambda error: self.ReadFailed("sessions", error),
-            group="gauge-sessions",
-        )
-
-    def _read_gauge(self, session_id: str) -> None:
-        context = self.engine.context
-        self.read_in_thread(
-            lambda: context.gauge(session=session_id),
-            lambda report: self.GaugeRead(session_id, report, live=False),
-            lambda error: self.ReadFailed("gauge", error, session_id),
-            group="gauge-read",
-        )
-
-    @work(thread=True, exclusive=True, group="watch", name="gauge-follow", exit_on_error=False)
-    def _follow(self, session_id: str) -> None:
-        # The follower reads only what was appended; `watch` wakes at least every 0.5 s to
-        # check the stop flag, so cancelling this worker ends the thread promptly.
-        worker = get_current_worker()
-        try:
-            follower = self.engine.context.follower(session=session_id)
-            for report in follower.watch(stop=worker.cancelled_event.is_set):
-                if worker.is_cancelled:
-                    return
-                self.post_message(self.GaugeRead(session_id, report, live=True))
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("follow", str(exc), session_id))
-
-    @work(thread=True, exclusive=True, group="gauge-analysis", exit_on_error=False)
-    def _analyse(self, session_id: str, path: str) -> None:
-        context = self.engine.context
-        worker = get_current_worker()
-
-        def progress(step: Progress) -> None:
-            # Called in this thread by the replay: the way to stop it, and to show how far.
-            if worker.is_cancelled:
-                raise OperationCancelled("replay cancelled")
-            self.post_message(self.ReplayProgress(session_id, step.fraction))
-
-        try:
-            replay = context.replay(path, on_progress=progress)
-        except OperationCancelled:
-            self.post_message(self.ReplayCancelled(session_id))
-            return
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("replay", str(exc), session_id))
-            return
-        if worker.is_cancelled:
-            return
-        self.post_message(self.ReplayRead(session_id, replay))
-        try:
-            measurements = context.measure(path, tiktoken=True)
-        except ImportError:
-            measurements = context.measure(path, tiktoken=False)
-        except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("counts", str(exc), session_id))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.Measured(session_id, measurements))
-
-    # --- results --------------------------------------------------------------------------
-
-    @on(SessionsListed)
-    def _sessions_listed(self, message: SessionsListed) -> None:
-        message.stop()
-        self.sessions = message.sessions
-        if not message.sessions:
-            self._stop_following()
-            self.set_empty(
-                "No sessions yet",
-                "Claude Code has not written a transcript for this project, so there is no "
-                "context to measure.",
-            )
-            return
-        ids = [s.session_id for s in message.sessions]
-        if self.session_id not in ids:
-            self.open_session(ids[0])
-        else:
-            self._sync_picker()
-
-    @on(GaugeRead)
-    def _gauge_read(self, message: GaugeRead) -> None:
-        message.stop()
-        if message.session_id != self.session_id:
-            return
-        previous = self.report
-        if (
-            message.live
-            and previous is not None
-            and previous.size_bytes != message.report.size_bytes
-        ):
-            self.updates += 1
-        self.report = message.report
-        size = message.report.size_bytes
-        if self._analysed is None or self._analysed[0] != message.session_id:
-            self._start_analysis(message.session_id, message.report.transcript or "", size)
-        elif self._analysed[1] != size:
-            # Live bursts: recompute the plot and the counts once the file is quiet again.
-            if self._analysis_timer is not None:
-                self._analysis_timer.stop()
-            self._analysis_timer = self.set_timer(
-                ANALYSIS_DELAY,
-                partial(
-                    self._start_analysis, message.session_id, message.report.transcript or "", size
-                ),
-            )
-
-    def _start_analysis(self, session_id: str, path: str, size: int) -> None:
-        if session_id != self.session_id or not path or self._replay_cancelled:
-            return
-        self._analysed = (session_id, size)
-        self._replaying = True
-        self._replay_progress = None
-        self.refresh_bindings()
-        self._analyse(session_id, path)
-
-    def _replay_done(self) -> None:
-        self._replaying = False
-        self._replay_progress = None
-        self.refresh_bindings()
-
-    @on(ReplayRead)
-    def _replay_read(self, message: ReplayRead) -> None:
-        message.stop()
-        if message.session_id == self.session_id:
-            self._replay_done()
-            self.replay = message.replay
-
-    @on(ReplayProgress)
-    def _replay_progressed(self, message: ReplayProgress) -> None:
-        message.stop()
-        if message.session_id == self.session_id and self._replaying:
-            self._replay_progress = message.fraction
-            self._render_plot()
-
-    @on(ReplayCancelled)
-    def _replay_cancelled_message(self, message: ReplayCancelled) -> None:
-        message.stop()
-        # A replay replaced by a newer one is cancelled too; only the user's cancel shows.
-        if message.session_id == self.session_id and self._replay_cancelled:
-            self._replay_done()
-            self._render_plot()
-
-    def action_cancel_replay(self) -> None:
-        """Stop the replay behind the plot (the reading and the counts stay); live changes
-        do not start it again until f5 or another session."""
-        if self._replaying:
-            self._replay_cancelled = True
-            self.workers.cancel_group(self, "gauge-analysis")
-            self._render_plot()
-
-    @on(Measured)
-    def _measured(self, message: Measured) -> None:
-        message.stop()
-        if message.session_id == self.session_id:
-            self.measurements = message.measurements
-
-    @on(ReadFailed)
-    def _read_failed(self, message: ReadFailed) -> None:
-        message.stop()
-        if message.what == "sessions":
-            self.set_empty("Cannot read the sessions", message.error)
-        elif message.session_id not in (None, self.session_id):
-            return
-        elif message.what in ("gauge", "follow") and self.report is None:
-            self.set_empty("Cannot read the transcript", message.error)
-        else:
-            self.notify(
-                message.error, title=f"Gauge: cannot read the {message.what}", severity="error"
-            )
-        if message.what == "follow":
-            self.set_reactive(GaugePane.following, False)
-            self._render_follow()
-
-    # --- feeding --------------------------------------------------------------------------
-
-    def open_session(self, session_id: str) -> None:
-        """Point the gauge at another session and read it (following it if follow is on)."""
-        self._stop_following()
-        self.session_id = session_id
-        self.report = None
-        self.replay = None
-        self.measurements = None
-        self._analysed = None
-        self._replay_cancelled = False
-        self._replay_done()
-        self._plot_series = None
-        if self._analysis_timer is not None:
-            self._analysis_timer.stop()
-        self.updates = 0
-        if self.following:
-            self._follow(session_id)
-        else:
-            self._read_gauge(session_id)
 
     def show_view(self, view: GaugeView) -> None:
         """Show a whole view at once (snapshot tests; no worker runs)."""
@@ -547,24 +263,7 @@ class GaugePane(Pane):
         self._render_follow()
 
     def _render_follow(self) -> None:
-        label = self.query_one(".gauge-follow", Static)
-        if self.following:
-            count = (
-                f" · {self.updates} update{'s' if self.updates != 1 else ''}"
-                if self.updates
-                else ""
-            )
-            label.update(
-                Content.assemble(
-                    ("● ", "$text-success"), ("following", "bold"), (count, "$foreground-muted")
-                )
-            )
-        else:
-            label.update(
-                Content.assemble(
-                    ("○ ", "$foreground-muted"), ("not following", "$foreground-muted")
-                )
-            )
+        self.query_one(".gauge-follow", Static).update(follow_content(self.following, self.updates))
 
     # --- events and actions ---------------------------------------------------------------
 
@@ -581,9 +280,6 @@ class GaugePane(Pane):
         if action == "cancel_replay":
             return True if self._replaying else None
         return True
-
-    def _stop_following(self) -> None:
-        self.workers.cancel_group(self, "watch")
 
     def action_refresh_gauge(self) -> None:
         """Read the session list, the gauge, the plot and the counts again."""

@@ -238,3 +238,13 @@ def engine_label(report: GaugeReport, *, following: bool) -> str:
 def session_label(session: SessionInfo) -> str:
     """A session in the picker."""
     return f"{session_title(session, 48)}  ·  {session_when(session)}"
+
+
+def follow_content(following: bool, updates: int) -> Content:
+    """Whether the transcript is followed live, and how many readings came in since."""
+    if following:
+        count = f" · {updates} update{'s' if updates != 1 else ''}" if updates else ""
+        return Content.assemble(
+            ("● ", "$text-success"), ("following", "bold"), (count, "$foreground-muted")
+        )
+    return Content.assemble(("○ ", "$foreground-muted"), ("not following", "$foreground-muted"))

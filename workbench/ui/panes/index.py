@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,10 +19,13 @@ from workbench.engine.memories.models import IndexEntry, IndexReport
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
 
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
+
 LONG_LINE = 200
 LINES_PER_BATCH = 500
 """Index lines handed to the list per turn of the UI thread (a 9,000-line index in 18)."""
-ONE_LINE = {"text_wrap": "nowrap", "text_overflow": "ellipsis"}
+ONE_LINE: RulesMap = {"text_wrap": "nowrap", "text_overflow": "ellipsis"}
 """The list's text rules (app.tcss): every prompt is one line, whatever its length."""
 
 

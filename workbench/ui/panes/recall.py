@@ -7,60 +7,59 @@ there too.
 The result always names the engine that ran and why; it lists the picks with scores,
 reasons, age and freshness, the near misses with what kept them out, exactly what would be
 injected (against the 5-per-turn and 60 KB session budgets), and the candidate manifest.
+
+What it shows is built by the pure functions in `recall_view`, laid out by the widgets in
+`recall_widgets`; the workers' thread work and their messages are in `recall_workers`.
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
-from textual.message import Message
+from textual.containers import VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Input, OptionList, Select, Static, TabbedContent, TabPane
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.recall_view import (
+    CANCELLED_BANNER,
+    EMPTY_QUERY_BANNER,
+    ENGINE_LABELS,
+    IDLE_BANNER,
+    NOTHING_INJECTED,
+    NOTHING_INJECTED_YET,
     banner_content,
-    budget_content,
-    budget_value,
     engine_label,
-    engine_ran,
+    failed_banner,
     manifest_content,
-    memory_title,
-    miss_prompt,
-    reminder_content,
     request_content,
-    selected_prompt,
+    running_banner,
 )
-from workbench.ui.widgets.split_bar import BarMark, BarPart, SplitBar
+from workbench.ui.panes.recall_widgets import InjectedView, RecallOptions, ResultList
+from workbench.ui.panes.recall_workers import (
+    ENGINES,
+    Completed,
+    EngineChoice,
+    Failed,
+    ManifestLoaded,
+    Progressed,
+    RecallRequest,
+    read_manifest,
+    run_recall,
+    split_list,
+)
 
 if TYPE_CHECKING:
-    from workbench.engine.progress import Progress
     from workbench.engine.recall.models import RecallResult
-    from workbench.engine.recall.service import RecallService
-    from workbench.engine.recall.surfacing import SurfacingView
-
-EngineChoice = Literal["auto", "llm", "offline"]
-ENGINES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")
-ENGINE_LABELS: dict[str, str] = {
-    "auto": "auto (the model when a key is set)",
-    "llm": "llm (ask the model)",
-    "offline": "offline (local ranker)",
-}
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
@@ -124,34 +123,6 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
 RECALL_TABS = ("recall-tab-results", "recall-tab-injected", "recall-tab-manifest")
 
 
-@dataclass(frozen=True)
-class RecallRequest:
-    """One query with its options, as the user set them."""
-
-    query: str
-    engine: EngineChoice = "auto"
-    recent_tools: tuple[str, ...] = ()
-    surfaced: tuple[str, ...] = ()
-
-
-def split_list(text: str) -> tuple[str, ...]:
-    """`Bash, Read` → `('Bash', 'Read')`: comma-separated, blanks and repeats dropped."""
-    return tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
-
-
-# --- the pane -----------------------------------------------------------------------------
-
-
-class ResultList(OptionList):
-    """The picks and near misses; says when its width changes (the prompts are pre-wrapped)."""
-
-    class Resized(Message):
-        """The list has a new size."""
-
-    def on_resize(self) -> None:
-        self.post_message(self.Resized())
-
-
 class RecallPane(Pane):
     """Simulate recall for a typed prompt and explain the pick."""
 
@@ -197,40 +168,6 @@ class RecallPane(Pane):
     running: reactive[bool] = reactive(False, init=False)
     """A query is being run."""
 
-    class ManifestLoaded(Message):
-        """The candidates were scanned (before any query)."""
-
-        def __init__(self, count: int, manifest: str, has_key: bool | None = None) -> None:
-            super().__init__()
-            self.count = count
-            self.manifest = manifest
-            self.has_key = has_key
-            """Whether an API key is set (auto then asks the model); None: not known."""
-
-    class Completed(Message):
-        """A recall simulation finished."""
-
-        def __init__(self, request: RecallRequest, result: RecallResult) -> None:
-            super().__init__()
-            self.request = request
-            self.result = result
-
-    class Progressed(Message):
-        """The running recall reached a step (posted from its worker)."""
-
-        def __init__(self, request: RecallRequest, step: str) -> None:
-            super().__init__()
-            self.request = request
-            self.step = step
-
-    class Failed(Message):
-        """A recall simulation failed, with a message for the user."""
-
-        def __init__(self, request: RecallRequest | None, error: str) -> None:
-            super().__init__()
-            self.request = request
-            self.error = error
-
     def __init__(
         self,
         *,
@@ -244,8 +181,6 @@ class RecallPane(Pane):
         self._loaded = False
         self._warm_lock = threading.Lock()
         self._last_request: RecallRequest | None = None
-        self._option_paths: dict[str, str] = {}
-        self._wrapped_at = 0
         self._step = ""
         """What the running recall is doing, for the banner."""
 
@@ -256,43 +191,13 @@ class RecallPane(Pane):
             placeholder="A prompt as the user would type it; Enter runs recall",
             id="recall-query",
         )
-        with Horizontal(classes="recall-options"):
-            yield Static("engine", classes="recall-label")
-            yield Select[str](
-                [(name, name) for name in ENGINES],
-                value="auto",
-                allow_blank=False,
-                compact=True,
-                id="recall-engine",
-                tooltip="auto asks the model when ANTHROPIC_API_KEY is set, else ranks offline",
-            )
-            yield Static("tools", classes="recall-label -option-label")
-            yield Input(
-                placeholder="Bash, Read",
-                id="recall-tools",
-                classes="recall-option",
-                compact=True,
-                tooltip="Tools used recently in the session, comma-separated",
-            )
-            yield Static("surfaced", classes="recall-label -option-label")
-            yield Input(
-                placeholder="a.md, b.md",
-                id="recall-surfaced",
-                classes="recall-option",
-                compact=True,
-                tooltip="Memories already surfaced this session, comma-separated",
-            )
+        yield RecallOptions(classes="recall-options")
         yield Static(classes="recall-banner")
         with TabbedContent(id="recall-tabs"):
             with TabPane("Results", id="recall-tab-results"):
                 yield ResultList(id="recall-results")
             with TabPane("Injected", id="recall-tab-injected"):
-                with VerticalScroll(classes="recall-scroll recall-injected"):
-                    yield Static(classes="recall-budget")
-                    with Horizontal(classes="recall-bar-row"):
-                        yield Static("session", classes="recall-bar-label")
-                        yield SplitBar(classes="recall-budget-bar")
-                        yield Static(classes="recall-bar-value")
+                yield InjectedView(classes="recall-scroll recall-injected")
             with TabPane("Manifest", id="recall-tab-manifest"):
                 with VerticalScroll(classes="recall-scroll"):
                     yield Static(classes="recall-manifest")
@@ -360,39 +265,9 @@ class RecallPane(Pane):
 
     # --- rendering -----------------------------------------------------------------------
 
-    def _shown_path(self, abs_path: str) -> str:
-        """A memory path for display: the memory folder shown symbolically (no absolute
-        paths unless the settings ask for them)."""
-        engine = getattr(self.app, "engine", None)  # a snapshot harness may have none
-        settings = self.settings
-        if engine is None or (settings is not None and settings.show_full_paths):
-            return abs_path
-        from workbench.ui.formatting import display_memory_dir
-
-        folder = engine.locations.memory_dir
-        if abs_path.startswith(folder):
-            return display_memory_dir(engine.locations) + abs_path[len(folder) :].lstrip("/")
-        return abs_path
-
     def _show_idle(self) -> None:
-        self.query_one(".recall-banner", Static).update(
-            Content.assemble(
-                ("Type a prompt and press Enter ", "bold"),
-                ("(", "$foreground-muted"),
-                ("i", "bold $text-accent"),
-                (" puts the cursor in the box). ", "$foreground-muted"),
-                (
-                    "Recall picks at most 5 memories per turn from the manifest; the engine "
-                    "is the model when a key is set, else the offline ranker. ",
-                    "$foreground-muted",
-                ),
-                ("ctrl+o", "bold $text-accent"),
-                (" cycles it.", "$foreground-muted"),
-            )
-        )
-        self.query_one(".recall-budget", Static).update(
-            Content.styled("Nothing injected yet: run a query first.", "$foreground-muted")
-        )
+        self.query_one(".recall-banner", Static).update(IDLE_BANNER)
+        self.query_one(InjectedView).say(NOTHING_INJECTED_YET)
         self.query_one(".recall-request", Static).update("")
 
     def _refresh_banner(self) -> None:
@@ -400,137 +275,36 @@ class RecallPane(Pane):
         if banner is None:
             return
         if self.running:
-            doing = f": {self._step}" if self._step else ""
-            banner.update(
-                Content.styled(
-                    f"Running recall ({self.engine_choice}){doing}… · esc cancels",
-                    "bold $text-warning",
-                )
-            )
+            banner.update(running_banner(self.engine_choice, self._step))
         elif self.result is not None:
             stale = self._last_request is not None and self.current_request() != self._last_request
             banner.update(banner_content(self.result, stale=stale))
 
     def _render_result(self, result: RecallResult) -> None:
         self._refresh_banner()
-        self._render_options(result)
-        view = result.surfacing
-        self.query_one(".recall-budget", Static).update(budget_content(view))
-        self.query_one(".recall-budget-bar", SplitBar).update_bar(
-            [
-                BarPart(view.session_bytes_before, "$secondary"),
-                BarPart(view.turn_bytes if view.would_inject else 0, "$primary"),
-            ],
-            scale=view.session_budget,
-            marks=[BarMark(view.session_budget, "$error")],
-        )
-        self.query_one(".recall-bar-value", Static).update(budget_value(view))
-        self._show_injected(view)
+        self.query_one(ResultList).show_result(result)
+        self.query_one(InjectedView).show_view(result.surfacing)
         self.query_one(".recall-manifest", Static).update(
             manifest_content(len(result.candidates), result.manifest, result.surfaced)
         )
         self.query_one(".recall-request", Static).update(request_content(result))
 
-    def _show_injected(self, view: SurfacingView | None) -> None:
-        """One titled block per injected memory (replacing the previous ones)."""
-        scroll = self.query_one(".recall-injected", VerticalScroll)
-        scroll.remove_children(".recall-memory, .recall-reminder")
-        blocks: list[Static] = []
-        for memory in view.memories if view is not None else ():
-            blocks.append(Static(memory_title(memory), classes="recall-memory"))
-            blocks.append(
-                Static(reminder_content(memory, self._shown_path), classes="recall-reminder")
-            )
-        if blocks:
-            scroll.mount_all(blocks)
-
-    def _options_width(self) -> int:
-        """Text width inside the results list (its padding and scrollbar taken off)."""
-        width = self.query_one("#recall-results", OptionList).size.width
-        return width - 3 if width > 20 else 80
-
     @on(ResultList.Resized)
     def _results_resized(self, message: ResultList.Resized) -> None:
         message.stop()
         # The prompts are wrapped by hand (for hanging indents), so a new width re-wraps.
-        if self.result is not None and self._options_width() != self._wrapped_at:
-            self._render_options(self.result)
-
-    def _render_options(self, result: RecallResult) -> None:
-        width = self._wrapped_at = self._options_width()
-        options = self.query_one("#recall-results", OptionList)
-        highlighted = options.highlighted
-        options.clear_options()
-        self._option_paths = {}
-        prompts: list[Option | None] = []
-        top = max((s.score or 0.0 for s in result.selected), default=0.0)
-        cutoff = f" · cut-off score {result.cutoff:.2f}" if result.cutoff else ""
-        prompts.append(
-            Option(
-                Content.assemble(
-                    (f"Selected ({len(result.selected)})", "bold $text-success"),
-                    (f" by {engine_ran(result)}{cutoff}", "$foreground-muted"),
-                ),
-                disabled=True,
-            )
-        )
-        if not result.selected:
-            prompts.append(
-                Option(
-                    Content.styled("   nothing selected for this prompt", "$foreground-muted"),
-                    disabled=True,
-                )
-            )
-        for number, item in enumerate(result.selected, 1):
-            option_id = f"selected-{number}"
-            self._option_paths[option_id] = item.path
-            prompts.append(Option(selected_prompt(number, item, top, width), id=option_id))
-        if result.near_misses:
-            prompts.append(None)
-            prompts.append(
-                Option(
-                    Content.assemble(
-                        (f"Near misses ({len(result.near_misses)})", "bold $text-error"),
-                        (" and what kept them out", "$foreground-muted"),
-                    ),
-                    disabled=True,
-                )
-            )
-            for number, miss in enumerate(result.near_misses, 1):
-                option_id = f"miss-{number}"
-                self._option_paths[option_id] = miss.path
-                prompts.append(Option(miss_prompt(miss, width), id=option_id))
-        options.add_options(prompts)
-        if highlighted is not None and highlighted < len(prompts):
-            options.highlighted = highlighted
+        results = self.query_one(ResultList)
+        if self.result is not None and results.text_width != results.wrapped_at:
+            results.show_result(self.result)
 
     # --- workers -------------------------------------------------------------------------
 
-    def _warm(self, engine: EngineChoice) -> RecallService:
-        """Open the recall service, scan and index the memory folder, and load the SDK when the
-        model will be asked (called in the worker thread)."""
-        service = self.engine.recall
-        with self._warm_lock:
-            service.ranker()
-        if engine == "llm" or (engine == "auto" and service.llm_config.has_key):
-            importlib.import_module("anthropic")
-        return service
-
     def _load_manifest(self) -> None:
-        engine = self.engine
-
-        def read() -> RecallPane.ManifestLoaded:
-            service = engine.recall  # opening it imports and builds: off the UI thread
-            with self._warm_lock:
-                service.ranker()
-            candidates = service.candidates()
-            manifest = service.manifest()
-            return self.ManifestLoaded(len(candidates), manifest, bool(service.llm_config.has_key))
-
+        engine, lock = self.engine, self._warm_lock
         self.read_in_thread(
-            read,
+            lambda: read_manifest(engine, lock),
             lambda loaded: loaded,
-            lambda error: self.Failed(None, error),
+            lambda error: Failed(None, error),
             group="recall-manifest",
         )
 
@@ -554,33 +328,7 @@ class RecallPane(Pane):
     )
     def _run_recall(self, request: RecallRequest) -> None:
         worker = get_current_worker()
-
-        def progress(step: Progress) -> None:
-            # Called in this thread at each step: the way to stop it, and to say what it does.
-            if worker.is_cancelled:
-                raise OperationCancelled("recall cancelled")
-            self.post_message(self.Progressed(request, step.detail))
-
-        try:
-            service = self._warm(request.engine)
-            # One run at a time against the service's caches (the manifest reader shares them).
-            with self._warm_lock:
-                result = service.run(
-                    request.query,
-                    engine=request.engine,
-                    recent_tools=request.recent_tools,
-                    surfaced=request.surfaced,
-                    now=self._now_ms(),
-                    on_progress=progress,
-                )
-        except OperationCancelled:
-            return  # the cancel action already put the pane back
-        except (WorkbenchError, OSError, ImportError) as exc:
-            if not worker.is_cancelled:
-                self.post_message(self.Failed(request, str(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.Completed(request, result))
+        run_recall(self.engine, self._warm_lock, request, self._now_ms, worker, self.post_message)
 
     @on(Completed)
     def _completed(self, message: Completed) -> None:
@@ -602,9 +350,7 @@ class RecallPane(Pane):
         if self.running:
             self.workers.cancel_group(self, "recall")
             self.running = False
-            self.query_one(".recall-banner", Static).update(
-                Content.styled("Recall cancelled · f5 runs it again", "bold $text-warning")
-            )
+            self.query_one(".recall-banner", Static).update(CANCELLED_BANNER)
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:
@@ -616,21 +362,13 @@ class RecallPane(Pane):
         self._last_request = message.request
         self.report_engine(f"recall: did not run ({message.request.engine})")
         self.result = None
-        self.query_one("#recall-results", OptionList).clear_options()
+        self.query_one(ResultList).clear_options()
         self.query_one(".recall-banner", Static).update(
-            Content.assemble(
-                ("✖ Recall did not run", "bold $text-error"),
-                (f" ({message.request.engine}): ", "$foreground-muted"),
-                (message.error, "$text-error"),
-                "\n",
-                ("  ctrl+o", "bold $text-accent"),
-                (" switches the engine (auto or offline work without a key).", "$foreground-muted"),
-            )
+            failed_banner(message.request.engine, message.error)
         )
-        self.query_one(".recall-budget", Static).update(
-            Content.styled("Nothing injected: recall did not run.", "$foreground-muted")
-        )
-        self._show_injected(None)
+        injected = self.query_one(InjectedView)
+        injected.say(NOTHING_INJECTED)
+        injected.show_memories(None)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Expected failures arrive as Failed; anything else must not leave "Running…" up.
@@ -638,9 +376,9 @@ class RecallPane(Pane):
             return
         error = f"unexpected error: {event.worker.error!r}"
         if event.worker.group == "recall":
-            self.post_message(self.Failed(self.current_request(), error))
+            self.post_message(Failed(self.current_request(), error))
         else:
-            self.post_message(self.Failed(None, error))
+            self.post_message(Failed(None, error))
 
     # --- events and actions --------------------------------------------------------------
 
@@ -663,13 +401,14 @@ class RecallPane(Pane):
     @on(Select.Changed, "#recall-engine")
     def _engine_picked(self, event: Select.Changed) -> None:
         event.stop()
-        if event.value in ENGINES and event.value != self.engine_choice:
-            self.engine_choice = event.value  # type: ignore[assignment]
+        choice = next((engine for engine in ENGINES if engine == event.value), None)
+        if choice is not None and choice != self.engine_choice:
+            self.engine_choice = choice
 
-    @on(OptionList.OptionSelected, "#recall-results")
-    def _result_chosen(self, event: OptionList.OptionSelected) -> None:
+    @on(ResultList.OptionSelected, "#recall-results")
+    def _result_chosen(self, event: ResultList.OptionSelected) -> None:
         event.stop()
-        path = self._option_paths.get(event.option.id or "")
+        path = self.query_one(ResultList).path_of(event.option.id)
         if path:
             self.post_message(OpenMemoryRequested(path))
 
@@ -694,12 +433,7 @@ class RecallPane(Pane):
         request = self.current_request()
         if not request.query:
             # Nothing is run for an empty query; the banner says so where the eye is.
-            self.query_one(".recall-banner", Static).update(
-                Content.assemble(
-                    ("Nothing to recall for: the query is empty. ", "bold $text-warning"),
-                    ("Type a prompt in the box (the cursor is there), then Enter.", ""),
-                )
-            )
+            self.query_one(".recall-banner", Static).update(EMPTY_QUERY_BANNER)
             self.action_focus_query()
             return
         self._step = ""

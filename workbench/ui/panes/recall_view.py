@@ -1,6 +1,7 @@
 """What the Recall pane shows, as pure functions of the engine's `RecallResult`.
 
-No I/O and no widgets: the pane (`recall.py`) feeds these and lays the results out.
+No I/O and no widgets: the pane (`recall.py`) and its widgets (`recall_widgets.py`) feed these
+and lay the results out.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.content import Content
+from textual.widgets.option_list import Option
 
 from workbench.ui.formatting import TYPE_BADGES
+from workbench.ui.widgets.split_bar import BarMark, BarPart
 
 if TYPE_CHECKING:
     from workbench.engine.recall.models import NearMiss, RecallResult, SelectedMemory
@@ -23,6 +26,12 @@ if TYPE_CHECKING:
 
 
 SCORE_BAR_WIDTH = 8
+ENGINE_LABELS: dict[str, str] = {
+    "auto": "auto (the model when a key is set)",
+    "llm": "llm (ask the model)",
+    "offline": "offline (local ranker)",
+}
+"""How the engine choice is named when it changes (a toast)."""
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -303,3 +312,103 @@ def request_content(result: RecallResult) -> Content:
             )
         )
     return Content("\n").join(parts)
+
+
+def result_options(result: RecallResult, width: int) -> tuple[list[Option | None], dict[str, str]]:
+    """The results list's options (picks, then near misses; None draws a separator), wrapped
+    to `width`, and the memory path behind each option id."""
+    paths: dict[str, str] = {}
+    prompts: list[Option | None] = []
+    top = max((s.score or 0.0 for s in result.selected), default=0.0)
+    cutoff = f" · cut-off score {result.cutoff:.2f}" if result.cutoff else ""
+    prompts.append(
+        Option(
+            Content.assemble(
+                (f"Selected ({len(result.selected)})", "bold $text-success"),
+                (f" by {engine_ran(result)}{cutoff}", "$foreground-muted"),
+            ),
+            disabled=True,
+        )
+    )
+    if not result.selected:
+        prompts.append(
+            Option(
+                Content.styled("   nothing selected for this prompt", "$foreground-muted"),
+                disabled=True,
+            )
+        )
+    for number, item in enumerate(result.selected, 1):
+        option_id = f"selected-{number}"
+        paths[option_id] = item.path
+        prompts.append(Option(selected_prompt(number, item, top, width), id=option_id))
+    if result.near_misses:
+        prompts.append(None)
+        prompts.append(
+            Option(
+                Content.assemble(
+                    (f"Near misses ({len(result.near_misses)})", "bold $text-error"),
+                    (" and what kept them out", "$foreground-muted"),
+                ),
+                disabled=True,
+            )
+        )
+        for number, miss in enumerate(result.near_misses, 1):
+            option_id = f"miss-{number}"
+            paths[option_id] = miss.path
+            prompts.append(Option(miss_prompt(miss, width), id=option_id))
+    return prompts, paths
+
+
+def budget_bar(view: SurfacingView) -> tuple[list[BarPart], list[BarMark]]:
+    """The session budget bar: what earlier turns surfaced, what this one would add, and the
+    budget's mark (the bar's scale is the budget)."""
+    parts = [
+        BarPart(view.session_bytes_before, "$secondary"),
+        BarPart(view.turn_bytes if view.would_inject else 0, "$primary"),
+    ]
+    return parts, [BarMark(view.session_budget, "$error")]
+
+
+# --- the banner and the notes in place of a result -----------------------------------------
+
+IDLE_BANNER = Content.assemble(
+    ("Type a prompt and press Enter ", "bold"),
+    ("(", "$foreground-muted"),
+    ("i", "bold $text-accent"),
+    (" puts the cursor in the box). ", "$foreground-muted"),
+    (
+        "Recall picks at most 5 memories per turn from the manifest; the engine "
+        "is the model when a key is set, else the offline ranker. ",
+        "$foreground-muted",
+    ),
+    ("ctrl+o", "bold $text-accent"),
+    (" cycles it.", "$foreground-muted"),
+)
+"""The banner before the first run."""
+NOTHING_INJECTED_YET = Content.styled(
+    "Nothing injected yet: run a query first.", "$foreground-muted"
+)
+NOTHING_INJECTED = Content.styled("Nothing injected: recall did not run.", "$foreground-muted")
+CANCELLED_BANNER = Content.styled("Recall cancelled · f5 runs it again", "bold $text-warning")
+EMPTY_QUERY_BANNER = Content.assemble(
+    ("Nothing to recall for: the query is empty. ", "bold $text-warning"),
+    ("Type a prompt in the box (the cursor is there), then Enter.", ""),
+)
+
+
+def running_banner(engine: str, step: str) -> Content:
+    """The banner while a run is going: the engine and what it is doing."""
+    doing = f": {step}" if step else ""
+    return Content.styled(f"Running recall ({engine}){doing}… · esc cancels", "bold $text-warning")
+
+
+def failed_banner(engine: str, error: str) -> Content:
+    """The banner after a run that could not go ahead, with how to get one that can."""
+    return Content.assemble(
+        ("✖ Recall did not run", "bold $text-error"),
+        (f" ({engine}): ", "$foreground-muted"),
+        (error, "$text-error"),
+        "\n",
+        ("  ctrl+o", "bold $text-accent"),
+        (" switches the engine (auto or offline work without a key).", "$foreground-muted"),
+    )

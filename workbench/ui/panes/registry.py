@@ -42,7 +42,8 @@ class PaneInfo:
 
     def pane_class(self) -> type[Pane]:
         """The pane class (imports its module)."""
-        return getattr(importlib.import_module(self.module), self.class_name)  # type: ignore[no-any-return]
+        pane_class: type[Pane] = getattr(importlib.import_module(self.module), self.class_name)
+        return pane_class
 
     def build(self, now_ms: Callable[[], float]) -> Pane:
         """A new pane, wired the way the main screen places it."""

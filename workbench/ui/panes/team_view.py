@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from workbench.engine.team.models import SecretPreview, TeamOverview
-    from workbench.engine.team.sync.models import PullResult, SyncStatus
+    from workbench.engine.team.sync.models import KeyState, PullResult, SyncStatus
 
 # Display of each per-key state: mark, words, style. The order is the legend's.
 KEY_STATES: dict[str, tuple[str, str, str]] = {
@@ -101,7 +101,7 @@ def keys_rows(status: SyncStatus) -> list[Content]:
         mark, words, style = KEY_STATES.get(row.state, ("?", row.state, "$foreground-muted"))
         key = row.key if len(row.key) <= width else row.key[: width - 1] + "…"
 
-        def cell(value: str | None, row=row) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+        def cell(value: str | None, row: KeyState = row) -> tuple[str, str]:
             moved = value is not None and value != row.last_synced
             return (f"{short_hash(value):<8} ", "" if moved else "$foreground-muted")
 

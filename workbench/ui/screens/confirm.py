@@ -87,9 +87,10 @@ class ConflictModal(ModalScreen[ConflictChoice]):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        choice = event.button.id
-        if choice in ("reload", "overwrite", "keep"):
-            self.dismiss(choice)  # type: ignore[arg-type]
+        choices: tuple[ConflictChoice, ...] = ("reload", "overwrite", "keep")
+        for choice in choices:
+            if event.button.id == choice:
+                self.dismiss(choice)
 
 
 class DiffConfirmModal(ModalScreen[bool]):

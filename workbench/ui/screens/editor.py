@@ -118,7 +118,8 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
 
     def compose(self) -> ComposeResult:
         editable = self.editable
-        title = "New memory" if self.is_new else f"Edit {self.document.entry.path}"  # type: ignore[union-attr]
+        document = self.document
+        title = "New memory" if document is None else f"Edit {document.entry.path}"
         with Vertical(classes="editor"):
             yield Static(Content(title), classes="editor-title")
             with Vertical(classes="editor-form"):
@@ -156,7 +157,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                             id="field-file",
                         )
             yield TextArea(
-                (editable.body if editable else "") if not self.raw else self.document.text,  # type: ignore[union-attr]
+                document.text if self.raw and document else (editable.body if editable else ""),
                 soft_wrap=True,
                 # As in a web form's text box: Tab and Shift+Tab move between the fields, and
                 # Esc reaches the screen (cancel) instead of only leaving the body.
@@ -168,7 +169,8 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
 
     def on_mount(self) -> None:
         for widget in self.query("Input, TextArea"):
-            widget.cursor_blink = self.cursor_blink  # type: ignore[attr-defined]
+            if isinstance(widget, (Input, TextArea)):
+                widget.cursor_blink = self.cursor_blink
         self._apply_raw()
         self.query_one("#field-body", TextArea).border_title = "Body (markdown)"
         self._initial = self.draft()

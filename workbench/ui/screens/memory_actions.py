@@ -2,7 +2,8 @@
 index fixes, and how a change's outcome is reported.
 
 `MainScreen` (screens/main.py) keeps the layout, the focus and pane switching, and inherits
-these. Every change runs in the one "change" thread worker, one at a time (index edits are
+these; they build on `MemoryLoading` (screens/memory_loading.py), which scans the folder again
+after each change. Every change runs in the one "change" thread worker, one at a time (index edits are
 read-modify-write), and comes back as `ChangeApplied` or `ChangeFailed`; a change a pane makes
 (a pull, an accepted proposal, a restored teammate version) is reported the same way.
 """
@@ -17,42 +18,30 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.message import Message
-from textual.screen import Screen
 
 from workbench.engine.errors import WorkbenchError
 from workbench.ui.host import while_running
 from workbench.ui.messages import ChangeApplied, ChangeFailed, ChangeOutcome
 from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.screens.confirm import ConfirmModal
+from workbench.ui.screens.memory_loading import MemoryLoading
 from workbench.ui.screens.prompt import TextPromptModal
 from workbench.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from workbench.engine.memories.models import MemoryDocument, MemoryEntry
     from workbench.engine.memories.store import IndexFixPlan
-    from workbench.ui.app import WorkbenchApp
-    from workbench.ui.messages import MemorySnapshot
-    from workbench.ui.widgets.memory_tree import MemoryTree
 
 
-class MemoryActions(Screen[None]):
-    """The memory and index verbs; the main screen provides the tree, the panes and loading."""
+class MemoryActions(MemoryLoading):
+    """The memory and index verbs, over the loading (a change is followed by a scan)."""
 
     if TYPE_CHECKING:
         # Provided by MainScreen.
-        snapshot: MemorySnapshot | None
-        show_team_index: bool
         _change_lock: threading.Lock
-        _pending_select: str | None
 
-        @property
-        def workbench(self) -> WorkbenchApp: ...
-        @property
-        def tree(self) -> MemoryTree: ...
         def highlighted_entry(self) -> MemoryEntry | None: ...
         def show_pane(self, pane_id: str, *, focus: bool | None = None) -> None: ...
-        def _load_memories(self, first_document: bool = False) -> None: ...
-        def _load_document(self, path: str) -> None: ...
 
     class EditorRequested(Message):
         """A document was read and the editor should open on it."""
@@ -64,8 +53,8 @@ class MemoryActions(Screen[None]):
     def action_reload_memories(self) -> None:
         """Scan the memory folder again."""
         self._load_memories()
-        if self.tree.selected_path:
-            self._load_document(self.tree.selected_path)
+        if self.memory_tree.selected_path:
+            self._load_document(self.memory_tree.selected_path)
 
     def action_toggle_source(self) -> None:
         """Rendered markdown or raw source in the viewer."""
@@ -132,7 +121,7 @@ class MemoryActions(Screen[None]):
         entry = self.highlighted_entry()
         if entry is None:
             return
-        after = self.tree.neighbour_of(entry.path)
+        after = self.memory_tree.neighbour_of(entry.path)
         links = "its index line" if entry.indexed else "no index line links to it"
         confirmed = await self.app.push_screen_wait(
             ConfirmModal(
@@ -321,7 +310,7 @@ class MemoryActions(Screen[None]):
             self.notify(note, title="Index", severity="warning")
         self._pending_select = outcome.select
         self._load_memories()
-        path = outcome.select or self.tree.selected_path
+        path = outcome.select or self.memory_tree.selected_path
         if path:
             self._load_document(path)
 
