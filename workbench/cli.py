@@ -19,28 +19,27 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
 FRONT_MODULE = "workbench.commands.front"
-COMMAND_MODULES = (
-    FRONT_MODULE,
-    "workbench.commands.store",
-    "workbench.commands.context",
-    "workbench.commands.instructions",
-    "workbench.commands.attribution",
-    "workbench.commands.agents",
-    "workbench.commands.team",
-    "workbench.commands.live",
-    "workbench.commands.serve",
-)
-FRONT_COMMANDS = frozenset({"tui", "demo"})
-# Commands run as whole processes many times over: the ones Claude Code runs on every message
-# or session event, and `replay` and `ls`, which programs call and which are measured as whole
-# processes (beside ccusage; beside `find | xargs head`). Only their own module is imported, so
-# each call pays for what it uses and nothing else (every area's parser was ~0.1 s).
-HOT_COMMANDS = {
-    "statusline": "workbench.commands.context",
-    "hook": "workbench.commands.live",
-    "replay": "workbench.commands.context",
-    "ls": "workbench.commands.store",
+# Each module's commands. A command line builds only its own module's parser and imports only
+# that module: every area's parser together cost ~0.1 s of each call (and Claude Code runs
+# `statusline` and `hook` on every message; programs call `ls` and `replay`). A test checks
+# these names against what each module's `register` adds.
+COMMANDS_BY_MODULE = {
+    FRONT_MODULE: "tui demo",
+    "workbench.commands.store": "ls show save rm index lint manifest paths history undo redo",
+    "workbench.commands.context": "gauge replay transcripts compact-preview session-memory "
+    "statusline",
+    "workbench.commands.instructions": "instructions",
+    "workbench.commands.attribution": "context sessions",
+    "workbench.commands.agents": "recall extract dream review log prompt",
+    "workbench.commands.team": "sync scan-secrets redact team-server",
+    "workbench.commands.live": "hook integrate mcp compactions",
+    "workbench.commands.serve": "serve",
 }
+COMMAND_MODULES = tuple(COMMANDS_BY_MODULE)
+COMMAND_MODULE = {
+    command: module for module, names in COMMANDS_BY_MODULE.items() for command in names.split()
+}
+FRONT_COMMANDS = frozenset(COMMANDS_BY_MODULE[FRONT_MODULE].split())
 # Options that take a value, so the word after them is never the command name.
 _VALUE_OPTIONS = frozenset(
     {
@@ -114,9 +113,9 @@ def _parse(
 ) -> argparse.Namespace:
     if app_only:
         modules: Sequence[str] = (FRONT_MODULE,)
-    elif not wants_help and command in HOT_COMMANDS:
-        modules = (HOT_COMMANDS[command],)
-    else:
+    elif not wants_help and command in COMMAND_MODULE:
+        modules = (COMMAND_MODULE[command],)
+    else:  # help, or a word that is no command: every command, to list them
         modules = COMMAND_MODULES
     return build_parser(modules).parse_args(argv)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.cli import HOT_COMMANDS, build_parser, fast_args
+from workbench.cli import COMMAND_MODULE, build_parser, fast_args
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ created and imports `inspect` (with ast, dis and tokenize)."""
 def test_the_fast_path_reads_the_line_as_argparse_does(argv):
     fast = fast_args(argv)
     assert fast is not None
-    parsed = build_parser((HOT_COMMANDS[argv[0]],)).parse_args(argv)
+    parsed = build_parser((COMMAND_MODULE[argv[0]],)).parse_args(argv)
     assert vars(fast) == vars(parsed)
 
 
@@ -156,3 +156,27 @@ def test_the_session_start_hook_loads_nothing_it_does_not_use(tmp_path):
     assert _top_level(loaded).isdisjoint(unwanted), sorted(_top_level(loaded) & unwanted)
     commands = {m for m in loaded if m.startswith("workbench.commands.")}
     assert commands == {"workbench.commands.common", "workbench.commands.live"}
+
+
+def test_each_modules_commands_are_the_ones_it_registers():
+    from workbench.cli import COMMANDS_BY_MODULE
+
+    for module, names in COMMANDS_BY_MODULE.items():
+        parser = build_parser((module,))
+        (commands,) = [a for a in parser._actions if a.dest == "command"]
+        assert sorted(commands.choices) == sorted(names.split()), module  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("argv", [["gauge"], ["sync", "status"], ["--json", "recall", "deploy"]])
+def test_a_command_line_imports_only_its_own_commands_module(argv):
+    code = (
+        "import sys, workbench.cli as c\n"
+        f"argv = {argv!r}\n"
+        "c._parse(argv, c.first_command(argv), app_only=False, wants_help=False)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('workbench.commands.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    own = COMMAND_MODULE[next(a for a in argv if not a.startswith("-"))]
+    imported = set(eval(out.stdout))  # a printed list of module names
+    assert own in imported
+    assert not imported & (set(COMMAND_MODULE.values()) - {own})  # no other area's commands
