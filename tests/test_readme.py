@@ -37,3 +37,16 @@ def test_every_command_is_documented():
         if f"`{name}" not in README and f"workbench {name}" not in README
     ]
     assert missing == []
+
+
+def test_the_architecture_tree_names_every_package_folder():
+    """The layout the README draws is the tree: every folder of the package is in it."""
+    package = Path(__file__).resolve().parent.parent / "workbench"
+    drawn = README.split("## Architecture", 1)[1].split("```", 2)[1]
+    folders = sorted(
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*")
+        if path.is_dir() and (path / "__init__.py").exists()
+    )
+    missing = [f for f in folders if f"{f.rsplit('/', 1)[-1]}/" not in drawn]
+    assert missing == []
