@@ -12,10 +12,12 @@ process). Several, comma-separated, are timed side by side, alternating run by r
 ratio of each to the first, so a before/after on a shared machine sees the same load.
 `--against DIR` times another checkout's suite beside this one's, with that checkout's own
 `.venv` and its own way of running (`--against-n`: its worker count; `none`, the default,
-runs it in one process without asking for xdist, as suites before xdist ran):
+runs it in one process without asking for xdist, as suites before xdist ran).
+`--common-files` then times, in both, only the test modules both checkouts have: the same
+tests (as they stand in each), where the whole suites differ by the tests added since.
 
     .venv/bin/python benchmarks/bench_suite.py [--runs 1] [--part tests/ui] [-n 0,4]
-        [--against DIR [--against-n none]]
+        [--against DIR [--against-n none] [--common-files]]
 """
 
 from __future__ import annotations
@@ -37,15 +39,14 @@ _FAILED = re.compile(r"(\d+) failed")
 
 
 def one_run(
-    checkout: Path, python: str, part: str | None, workers: str
+    checkout: Path, python: str, parts: list[str], workers: str
 ) -> tuple[float, float, int, int]:
     """Wall seconds, CPU seconds, tests passed and the exit code of one suite run."""
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as base:
         command = [python, "-m", "pytest", "-q", f"--basetemp={base}/t"]
         if workers != "none":
             command += ["-n", workers, "--dist", "loadscope"]  # as `make test` runs it
-        if part:
-            command.append(part)
+        command += parts
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
@@ -61,6 +62,11 @@ def one_run(
     return wall, cpu, int(passed.group(1)) if passed else 0, done.returncode
 
 
+def test_files(checkout: Path) -> set[str]:
+    """The test modules of a checkout, relative to it."""
+    return {p.relative_to(checkout).as_posix() for p in (checkout / "tests").rglob("test_*.py")}
+
+
 def default_workers() -> str:
     """What `make test` passes: two workers a core."""
     return str(2 * len(os.sched_getaffinity(0)))
@@ -73,7 +79,16 @@ def main() -> int:
     parser.add_argument("-n", dest="workers", default=default_workers(), help="e.g. 0,4")
     parser.add_argument("--against", default=None, help="another checkout to time beside")
     parser.add_argument("--against-n", default="none", help="its xdist workers (none: off)")
+    parser.add_argument(
+        "--common-files",
+        action="store_true",
+        help="with --against: time, in both, only the test modules both checkouts have",
+    )
     args = parser.parse_args()
+    parts = [args.part] if args.part else []
+    if args.common_files and args.against:
+        parts = sorted(test_files(REPO) & test_files(Path(args.against).resolve()))
+        print(f"timing the {len(parts)} test modules both checkouts have")
     # (label, checkout, python, workers), the first being what the others are compared with
     settings = [
         (f"-n {w.strip()}", REPO, sys.executable, w.strip())
@@ -90,12 +105,14 @@ def main() -> int:
     codes: dict[str, set[int]] = {s[0]: set() for s in settings}
     for _ in range(args.runs):
         for label, checkout, python, workers in settings:  # alternating: the same load
-            wall, cpu, count, code = one_run(checkout, python, args.part, workers)
+            wall, cpu, count, code = one_run(checkout, python, parts, workers)
             walls[label].append(wall)
             cpus[label].append(cpu)
             passed[label].add(count)
             codes[label].add(code)
     name = f"suite {args.part}" if args.part else "suite"
+    if args.common_files and args.against:
+        name = "suite (the modules both have)"
     runs = f"{args.runs} run{'s' if args.runs > 1 else ''}"
     first = settings[0][0]
     for label, *_ in settings:
