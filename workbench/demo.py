@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.engine import Engine
+from workbench.engine.samples import InstalledSample, install_sample
 
 if TYPE_CHECKING:
     from workbench.server.demo import DemoTeam
-from workbench.engine.samples import InstalledSample, install_sample
 
 SECRET_FILE = "reference_ci_bot.md"
 DEMO_REPO_FALLBACK = "acme-demo/sample"

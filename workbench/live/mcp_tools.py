@@ -469,8 +469,10 @@ class MemoryTools:
 
 def _engine_choice(value: str) -> EngineChoice:
     """`value` as a recall engine choice; a `UserInputError` for anything else."""
-    choices: tuple[EngineChoice, ...] = ("auto", "offline", "llm")
-    for choice in choices:
+    # Imported here: recall runs right after, and the MCP server's start stays light.
+    from workbench.engine.recall.service import ENGINE_CHOICES
+
+    for choice in ENGINE_CHOICES:
         if value == choice:
             return choice
     raise UserInputError("engine must be auto, offline or llm")

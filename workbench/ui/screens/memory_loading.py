@@ -223,7 +223,7 @@ class MemoryLoading(Screen[None]):
         snapshot = self.snapshot
         if snapshot is None:
             return
-        pane = self.query(IndexPane).first() if self.query(IndexPane) else None
+        pane = next(iter(self.query(IndexPane)), None)
         if pane is None:
             return  # not mounted yet: it asks for the report when it is (IndexPane.Ready)
         if self.show_team_index:
