@@ -29,6 +29,7 @@ from workbench.ui.panes.context_view import (
     largest_content,
     legend_content,
 )
+from workbench.ui.panes.session_reading import ReadFailed, SessionsListed, list_sessions
 from workbench.ui.panes.session_view import session_title, session_when
 
 if TYPE_CHECKING:
@@ -145,11 +146,6 @@ class ContextPane(Pane):
     call: reactive[int | None] = reactive(None, init=False)
     """The call whose breakdown is on show (None: the context now)."""
 
-    class SessionsListed(Message):
-        def __init__(self, sessions: tuple[SessionInfo, ...]) -> None:
-            super().__init__()
-            self.sessions = sessions
-
     class Attributed(Message):
         def __init__(
             self, session_id: str, report: AttributionReport, drawn: ReportParts | None = None
@@ -163,12 +159,6 @@ class ContextPane(Pane):
         def __init__(self, history: SessionHistory) -> None:
             super().__init__()
             self.history = history
-
-    class ReadFailed(Message):
-        def __init__(self, what: str, error: str) -> None:
-            super().__init__()
-            self.what = what
-            self.error = error
 
     def __init__(self, *, autoload: bool = True, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
@@ -201,12 +191,7 @@ class ContextPane(Pane):
 
     # The engine's areas are reached inside the reads: opening one may import and build it.
     def _load_sessions(self) -> None:
-        self.read_in_thread(
-            lambda: tuple(self.engine.context.sessions()),
-            self.SessionsListed,
-            lambda error: self.ReadFailed("sessions", error),
-            group="context-sessions",
-        )
+        list_sessions(self, group="context-sessions")
 
     def _attribute(self, session_id: str, plot_width: int) -> None:
         def read() -> tuple[AttributionReport, ReportParts]:
@@ -219,7 +204,7 @@ class ContextPane(Pane):
         self.read_in_thread(
             read,
             lambda read_back: self.Attributed(session_id, *read_back),
-            lambda error: self.ReadFailed("attribution", error),
+            lambda error: ReadFailed("attribution", error),
             group="context-attribution",
         )
 
@@ -227,7 +212,7 @@ class ContextPane(Pane):
         self.read_in_thread(
             lambda: self.engine.context.session_history(),
             self.HistoryRead,
-            lambda error: self.ReadFailed("history", error),
+            lambda error: ReadFailed("history", error),
             group="context-history",
         )
 

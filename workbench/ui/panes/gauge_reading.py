@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.ui.panes.base import Pane
+from workbench.ui.panes.session_reading import ReadFailed, SessionsListed, list_sessions
 
 if TYPE_CHECKING:
     from workbench.engine.context.gauge import GaugeReport
@@ -59,13 +60,6 @@ class GaugeReading(Pane):
         def _sync_picker(self) -> None: ...
         def _render_plot(self) -> None: ...
         def _render_follow(self) -> None: ...
-
-    class SessionsListed(Message, namespace="gauge_pane"):
-        """The session list was read."""
-
-        def __init__(self, sessions: tuple[SessionInfo, ...]) -> None:
-            super().__init__()
-            self.sessions = sessions
 
     class GaugeRead(Message, namespace="gauge_pane"):
         """A gauge reading, from a one-off read or from the follower."""
@@ -107,15 +101,6 @@ class GaugeReading(Pane):
             self.session_id = session_id
             self.measurements = measurements
 
-    class ReadFailed(Message, namespace="gauge_pane"):
-        """Something could not be read; `what` says which part."""
-
-        def __init__(self, what: str, error: str, session_id: str | None = None) -> None:
-            super().__init__()
-            self.what = what
-            self.error = error
-            self.session_id = session_id
-
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self._analysed: tuple[str, int] | None = None
@@ -149,20 +134,14 @@ class GaugeReading(Pane):
     # --- workers -------------------------------------------------------------------------
 
     def _load_sessions(self) -> None:
-        context = self.engine.context
-        self.read_in_thread(
-            lambda: tuple(context.sessions()),
-            self.SessionsListed,
-            lambda error: self.ReadFailed("sessions", error),
-            group="gauge-sessions",
-        )
+        list_sessions(self, group="gauge-sessions")
 
     def _read_gauge(self, session_id: str) -> None:
         context = self.engine.context
         self.read_in_thread(
             lambda: context.gauge(session=session_id),
             lambda report: self.GaugeRead(session_id, report, live=False),
-            lambda error: self.ReadFailed("gauge", error, session_id),
+            lambda error: ReadFailed("gauge", error, session_id),
             group="gauge-read",
         )
 
@@ -178,7 +157,7 @@ class GaugeReading(Pane):
                     return
                 self.post_message(self.GaugeRead(session_id, report, live=True))
         except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("follow", str(exc), session_id))
+            self.post_message(ReadFailed("follow", str(exc), session_id))
 
     @work(thread=True, exclusive=True, group="gauge-analysis", exit_on_error=False)
     def _analyse(self, session_id: str, path: str) -> None:
@@ -197,7 +176,7 @@ class GaugeReading(Pane):
             self.post_message(self.ReplayCancelled(session_id))
             return
         except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("replay", str(exc), session_id))
+            self.post_message(ReadFailed("replay", str(exc), session_id))
             return
         if worker.is_cancelled:
             return
@@ -207,7 +186,7 @@ class GaugeReading(Pane):
         except ImportError:
             measurements = context.measure(path, tiktoken=False)
         except (WorkbenchError, OSError) as exc:
-            self.post_message(self.ReadFailed("counts", str(exc), session_id))
+            self.post_message(ReadFailed("counts", str(exc), session_id))
             return
         if not worker.is_cancelled:
             self.post_message(self.Measured(session_id, measurements))

@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from workbench.ui.actions import ActionSpec
 from workbench.ui.panes.base import Pane
+from workbench.ui.panes.session_reading import ReadFailed, SessionsListed, list_sessions
 from workbench.ui.panes.session_view import (
     header_content,
     session_prompt,
@@ -114,27 +115,12 @@ class SessionPane(Pane):
     show_text: reactive[bool] = reactive(False, init=False)
     """Show the notes file as text instead of the section bars."""
 
-    class SessionsListed(Message):
-        """The session list was read."""
-
-        def __init__(self, sessions: tuple[SessionInfo, ...]) -> None:
-            super().__init__()
-            self.sessions = sessions
-
     class NotesRead(Message):
         """A session's notes were read and its trigger evaluated."""
 
         def __init__(self, notes: SessionNotes) -> None:
             super().__init__()
             self.notes = notes
-
-    class ReadFailed(Message):
-        """Sessions or notes could not be read."""
-
-        def __init__(self, what: str, error: str) -> None:
-            super().__init__()
-            self.what = what
-            self.error = error
 
     def __init__(self, *, autoload: bool = True, id: str | None = None) -> None:  # noqa: A002
         """`autoload=False` leaves loading to the caller (snapshots feed results directly)."""
@@ -163,20 +149,14 @@ class SessionPane(Pane):
             self._load_sessions()
 
     def _load_sessions(self) -> None:
-        context = self.engine.context
-        self.read_in_thread(
-            lambda: tuple(context.sessions()),
-            self.SessionsListed,
-            lambda error: self.ReadFailed("sessions", error),
-            group="session-list",
-        )
+        list_sessions(self, group="session-list")
 
     def _load_notes(self, session: SessionInfo) -> None:
         engine = self.engine
         self.read_in_thread(
             lambda: engine.context.session_notes(session),
             self.NotesRead,
-            lambda error: self.ReadFailed(session.session_id[:8], error),
+            lambda error: ReadFailed(session.session_id[:8], error),
             group="session-notes",
         )
 
