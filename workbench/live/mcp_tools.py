@@ -29,7 +29,7 @@ from workbench.engine.userfiles import INDEX_LIMIT, MEMORY_FILE_LIMIT, read_byte
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
-    from workbench.engine.recall.service import EngineChoice
+    from workbench.engine.recall.models import EngineChoice
 
 SOURCE = "mcp"
 """How proposals made through the MCP server are labelled in the review queue."""
@@ -470,7 +470,7 @@ class MemoryTools:
 def _engine_choice(value: str) -> EngineChoice:
     """`value` as a recall engine choice; a `UserInputError` for anything else."""
     # Imported here: recall runs right after, and the MCP server's start stays light.
-    from workbench.engine.recall.service import ENGINE_CHOICES
+    from workbench.engine.recall.models import ENGINE_CHOICES
 
     for choice in ENGINE_CHOICES:
         if value == choice:

@@ -8,6 +8,9 @@ from typing import Any, Literal
 from workbench.engine.recall.surfacing import SurfacingView
 
 RecallEngine = Literal["llm", "offline"]
+EngineChoice = Literal["auto", "llm", "offline"]
+"""What a caller asks for: the model when a key is set (`auto`), or one engine by name."""
+ENGINE_CHOICES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.llm.config import LLMConfig
@@ -23,7 +23,13 @@ from workbench.engine.recall.freshness import (
     memory_age_days,
     now_ms,
 )
-from workbench.engine.recall.models import NearMiss, RecallResult, SelectedMemory
+from workbench.engine.recall.models import (
+    ENGINE_CHOICES,
+    EngineChoice,
+    NearMiss,
+    RecallResult,
+    SelectedMemory,
+)
 from workbench.engine.recall.ranker import (
     BODY_PEEK_CHARS,
     TOOLS_WARNING_BOOST,
@@ -46,8 +52,6 @@ if TYPE_CHECKING:
     from workbench.engine.llm.request import ModelReply
     from workbench.engine.memories.models import LintFinding
 
-EngineChoice = Literal["auto", "llm", "offline"]
-ENGINE_CHOICES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")
 SELECT_RELATIVE_CUTOFF = 0.5
 """Offline, a memory must score at least this share of the best score to be selected."""
 SELECT_MIN_SCORE = 1.0

@@ -27,6 +27,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from workbench.engine.recall.models import ENGINE_CHOICES, EngineChoice
 from workbench.ui.actions import ActionSpec
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.panes.base import Pane
@@ -46,9 +47,7 @@ from workbench.ui.panes.recall_view import (
 )
 from workbench.ui.panes.recall_widgets import InjectedView, RecallOptions, ResultList
 from workbench.ui.panes.recall_workers import (
-    ENGINES,
     Completed,
-    EngineChoice,
     Failed,
     ManifestLoaded,
     Progressed,
@@ -401,7 +400,7 @@ class RecallPane(Pane):
     @on(Select.Changed, "#recall-engine")
     def _engine_picked(self, event: Select.Changed) -> None:
         event.stop()
-        choice = next((engine for engine in ENGINES if engine == event.value), None)
+        choice = next((engine for engine in ENGINE_CHOICES if engine == event.value), None)
         if choice is not None and choice != self.engine_choice:
             self.engine_choice = choice
 
@@ -457,6 +456,6 @@ class RecallPane(Pane):
 
     def action_cycle_engine(self) -> None:
         """auto → llm → offline → auto."""
-        position = ENGINES.index(self.engine_choice)
-        self.engine_choice = ENGINES[(position + 1) % len(ENGINES)]
+        position = ENGINE_CHOICES.index(self.engine_choice)
+        self.engine_choice = ENGINE_CHOICES[(position + 1) % len(ENGINE_CHOICES)]
         self.notify(f"Recall engine: {ENGINE_LABELS[self.engine_choice]}", title="Recall")

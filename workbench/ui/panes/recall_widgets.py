@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, OptionList, Select, Static
 
+from workbench.engine.recall.models import ENGINE_CHOICES
 from workbench.ui.host import app_settings
 from workbench.ui.panes.recall_view import (
     budget_bar,
@@ -24,7 +25,6 @@ from workbench.ui.panes.recall_view import (
     reminder_content,
     result_options,
 )
-from workbench.ui.panes.recall_workers import ENGINES
 from workbench.ui.widgets.split_bar import SplitBar
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class RecallOptions(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static("engine", classes="recall-label")
         yield Select[str](
-            [(name, name) for name in ENGINES],
+            [(name, name) for name in ENGINE_CHOICES],
             value="auto",
             allow_blank=False,
             compact=True,

@@ -13,11 +13,12 @@ import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from workbench.engine.errors import OperationCancelled, WorkbenchError
+from workbench.engine.recall.models import EngineChoice
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
     from workbench.engine.progress import Progress
     from workbench.engine.recall.models import RecallResult
     from workbench.engine.recall.service import RecallService
-
-EngineChoice = Literal["auto", "llm", "offline"]
-ENGINES: tuple[EngineChoice, ...] = ("auto", "llm", "offline")
 
 
 @dataclass(frozen=True)
