@@ -26,6 +26,7 @@ from workbench.ui.formatting import (
     age_long,
 )
 from workbench.ui.panes.base import Pane
+from workbench.ui.widgets.key_value_rows import KeyValueRows
 
 # Rendering a huge body as markdown would stall the screen; the source view shows the rest.
 MAX_RENDERED_CHARS = 100_000
@@ -96,7 +97,7 @@ class MemoryPane(Pane):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(classes="memory-scroll"):
             yield Static(classes="memory-header")
-            yield Static(classes="memory-frontmatter")
+            yield KeyValueRows(classes="memory-frontmatter")
             yield Static(classes="memory-lints")
             if self._markdown_enabled:
                 from textual.widgets import Markdown
@@ -166,42 +167,40 @@ class MemoryPane(Pane):
         if entry.description:
             header = header + Content.assemble("\n", (entry.description, "italic"))
         self.query_one(".memory-header", Static).update(header)
-        self.query_one(".memory-frontmatter", Static).update(self._frontmatter_content(document))
+        self._show_frontmatter(document)
         lints = sorted(entry.lints, key=lambda f: (SEVERITY_ORDER[f.severity], f.line or 0))
         lint_widget = self.query_one(".memory-lints", Static)
         lint_widget.update(Content("\n").join(finding_line(f) for f in lints))
         lint_widget.display = bool(lints)
         self._render_body(document)
 
-    def _frontmatter_content(self, document: MemoryDocument) -> Content:
+    def _show_frontmatter(self, document: MemoryDocument) -> None:
+        notes: list[Content] = []
+        rows: list[tuple[str, str]] = []
         if document.binary:
-            return Content.styled(
-                "Binary file: Claude Code would read it as garbage.", "$lint-error"
+            notes.append(
+                Content.styled("Binary file: Claude Code would read it as garbage.", "$lint-error")
             )
-        rows: list[Content] = []
-        if document.frontmatter_error:
-            rows.append(
+        elif document.frontmatter_error:
+            notes.append(
                 Content.styled(
                     f"Frontmatter unreadable: {document.frontmatter_error}", "$lint-error"
                 )
             )
         elif not document.visible_to_claude:
-            rows.append(
+            notes.append(
                 Content.styled(
                     "Claude Code does not see this frontmatter (it must close within 30 lines).",
                     "$lint-warning",
                 )
             )
-        width = max((len(str(k)) for k in document.frontmatter), default=0)
-        for key, value in document.frontmatter.items():
-            rows.append(
-                Content.assemble(
-                    (f"{str(key).ljust(width)}  ", "$text-secondary"), frontmatter_value(value)
-                )
-            )
-        if not rows:
-            rows.append(Content.styled("No frontmatter.", "$foreground-muted"))
-        return Content("\n").join(rows)
+        if not document.binary:
+            rows = [
+                (str(key), frontmatter_value(value)) for key, value in document.frontmatter.items()
+            ]
+            if not rows and not notes:
+                notes.append(Content.styled("No frontmatter.", "$foreground-muted"))
+        self.query_one(".memory-frontmatter", KeyValueRows).set_rows(rows, notes)
 
     def enable_markdown(self) -> None:
         """Swap the plain body for rendered markdown (called once the first frame is shown)."""
