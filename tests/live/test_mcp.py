@@ -11,14 +11,10 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.exceptions import MCPError
 from secretgen import make_token
 
 from workbench.cli import main
@@ -26,6 +22,11 @@ from workbench.engine import Engine
 from workbench.engine.agents.review_queue import ReviewQueue
 
 from .conftest import LiveProject, hook_env
+
+# The SDK is imported where it is used: it takes half a second to import, which every xdist
+# worker would otherwise pay while collecting, though one of them runs this module.
+if TYPE_CHECKING:
+    from mcp import Client
 
 TOOLS = {
     "recall_memories": {"query"},
@@ -50,6 +51,8 @@ def server_args(project: LiveProject, *extra: str) -> list[str]:
 
 @asynccontextmanager
 async def stdio_client(project: LiveProject, *extra: str) -> AsyncIterator[Client]:
+    from mcp import Client, StdioServerParameters
+
     params = StdioServerParameters(
         command=sys.executable, args=server_args(project, *extra), env=hook_env()
     )
@@ -162,6 +165,8 @@ async def check_failures(client: Client) -> None:
 
 
 async def test_stdio_lists_every_tool_reads_and_fails_cleanly(live_project: LiveProject) -> None:
+    from mcp.shared.exceptions import MCPError
+
     async with stdio_client(live_project) as client:
         assert client.server_info is not None and client.server_info.name == "memory-workbench"
         await check_tools_listed(client)
@@ -300,6 +305,8 @@ async def test_allow_writes_writes_through_the_store(live_project: LiveProject) 
 
 
 async def test_http_serves_the_same_tools(live_project: LiveProject) -> None:
+    from mcp import Client
+
     with http_server(live_project) as url:
         async with Client(url, cache=None) as client:
             await check_tools_listed(client)
@@ -315,6 +322,10 @@ async def test_http_serves_the_same_tools(live_project: LiveProject) -> None:
 
 
 async def test_http_with_a_token_refuses_requests_without_it(live_project: LiveProject) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
     secret = "tok-" + "x" * 20
     with http_server(live_project, "--token", secret) as url:
         async with httpx.AsyncClient() as plain:
