@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 from stat import S_ISDIR
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import (
     ConflictError,
@@ -27,6 +27,17 @@ from workbench.engine.errors import (
     WorkbenchError,
 )
 from workbench.engine.jsutil import js_iso, js_len, js_round
+from workbench.engine.memories.analysis import (
+    Analysis,
+    as_record,
+    dangling_message,
+    decode,
+    file_stem,
+    from_record,
+    team_secret_lints,
+    valid_record,
+    with_dangling_links,
+)
 from workbench.engine.memories.file_format import (
     body_links,
     edit_memory_text,
@@ -118,182 +129,9 @@ _now_ns = time.time_ns
 SCOPES = ("all", "private", "team", "log")
 
 
-class _Analysis(NamedTuple):
-    """Everything the store derives from one file, cached by its stamp (in memory, and
-    between runs by `ListingCache`). A tuple, not a `Record`: one is built for each file a
-    listing reads, in a fifth of the time."""
-
-    stamp: Stamp
-    name: str | None
-    description: str | None
-    type: str | None
-    units: int
-    """The text's length in UTF-16 units (what the token estimate counts)."""
-    binary: bool
-    not_utf8: bool
-    lints: tuple[LintFinding, ...]
-    """The file's findings but `memory-stale`, which depends on today (`ages` says if it
-    applies) and the team-secret ones."""
-    type_location: str | None = None
-    links: tuple[str, ...] = ()
-    """The `[[name]]` links of the body."""
-    ages: bool = False
-    """`memory-stale` applies (a linted text file)."""
-    secret_lints: tuple[LintFinding, ...] = ()
-    mtime: str = ""
-    """The stamp's mtime as `toISOString` prints it (formatted once, not per listing)."""
-
-
-def _record(analysis: _Analysis) -> builtins.list[Any]:
-    """`analysis` as a `ListingCache` record (paths left out: the key gives them)."""
-
-    def lints(found: tuple[LintFinding, ...]) -> builtins.list[Any]:
-        return [[f.rule, f.severity, f.message, f.line] for f in found]
-
-    a = analysis
-    return [
-        list(a.stamp),
-        a.name,
-        a.description,
-        a.type,
-        a.type_location,
-        a.units,
-        a.binary,
-        a.not_utf8,
-        a.ages,
-        lints(a.lints),
-        lints(a.secret_lints),
-        list(a.links),
-        a.mtime,
-    ]
-
-
-_SEVERITIES = frozenset({"error", "warning", "info"})
-_KINDS = frozenset({None, *MEMORY_TYPES})
-_LOCATIONS = frozenset({None, "top-level", "metadata"})
-_OPTIONAL_TEXT = (str, type(None))
-
-
-def _valid_record(record: object, stamp: Stamp) -> bool:
-    """Whether a `ListingCache` record is for a file with this `stamp` and every field is
-    well formed (the cache is a file anyone with the user's rights may have changed)."""
-    if not isinstance(record, list) or len(record) != 13 or record[0] != list(stamp):
-        return False
-    try:
-        _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
-        lints, secret_lints, links, mtime = record[9:]
-        # A set lookup of a list raises TypeError, which makes the record invalid too.
-        return (
-            isinstance(name, _OPTIONAL_TEXT)
-            and isinstance(description, _OPTIONAL_TEXT)
-            and kind in _KINDS
-            and location in _LOCATIONS
-            and type(units) is int
-            and type(binary) is bool
-            and type(not_utf8) is bool
-            and type(ages) is bool
-            and type(mtime) is str
-            and type(links) is list
-            and (not links or all(type(link) is str for link in links))
-            and _valid_findings(lints)
-            and _valid_findings(secret_lints)
-        )
-    except TypeError:
-        return False
-
-
-def _valid_findings(raw: object) -> bool:
-    if type(raw) is not list:
-        return False
-    for finding in raw:
-        if type(finding) is not list or len(finding) != 4:
-            return False
-        rule, severity, message, line = finding
-        if not (
-            type(rule) is str
-            and severity in _SEVERITIES
-            and type(message) is str
-            and (line is None or type(line) is int)
-        ):
-            return False
-    return True
-
-
-def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
-    """The analysis a `ListingCache` record holds for a file with this `stamp`; None unless
-    `_valid_record` says it is one."""
-    if not _valid_record(record, stamp):
-        return None
-    assert isinstance(record, list)
-    _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
-    lints, secret_lints, links, mtime = record[9:]
-
-    def findings(raw: builtins.list[Any]) -> tuple[LintFinding, ...]:
-        return tuple(LintFinding(rel, *finding) for finding in raw)
-
-    return _Analysis(
-        stamp=stamp,
-        name=name,
-        description=description,
-        type=kind,
-        units=units,
-        binary=binary,
-        not_utf8=not_utf8,
-        lints=findings(lints),
-        type_location=location,
-        links=tuple(links),
-        ages=ages,
-        secret_lints=findings(secret_lints),
-        mtime=mtime,
-    )
-
-
-def _with_dangling_links(
-    rows: builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]], scope: str
-) -> builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]]:
-    """The rows in `scope`, newest first, each dict with a `memory-dangling-link` finding per
-    `[[name]]` no memory in the folder answers to (as `list` adds them)."""
-    known: set[str] = set()
-    if any(record[11] for _, record, _ in rows):  # the names matter only when a file links
-        for _, record, row in rows:
-            known.add(_stem(row["path"]))
-            if record[1]:
-                known.add(record[1])
-    out = []
-    for item in sorted(rows, key=lambda item: item[0], reverse=True):
-        _, record, row = item
-        if scope != "all" and row["scope"] != scope:
-            continue
-        for link in record[11]:
-            if link not in known:
-                row["lints"].append(
-                    {
-                        "path": row["path"],
-                        "rule": "memory-dangling-link",
-                        "severity": "warning",
-                        "message": _dangling(link),
-                        "line": None,
-                    }
-                )
-        out.append(item)
-    return out
-
-
 def _check_scope(scope: str) -> None:
     if scope not in SCOPES:
         raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
-
-
-def _dangling(link: str) -> str:
-    """What `memory-dangling-link` says of a `[[link]]` no memory answers to."""
-    return f"links to [[{link}]], but no memory has that name or file name"
-
-
-def _stem(rel: str) -> str:
-    """`Path(rel).stem` without building a Path (a listing asks it of every file)."""
-    name = rel.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 def _fingerprint(data: bytes) -> str:
@@ -302,33 +140,9 @@ def _fingerprint(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _decode(data: bytes) -> tuple[str, bool, bool]:
-    """Text, is-binary, is-not-UTF-8."""
-    if b"\0" in data[:8192]:
-        return "", True, False
-    try:
-        return normalize_text(data.decode("utf-8")), False, False
-    except UnicodeDecodeError:
-        return normalize_text(data.decode("utf-8", errors="replace")), False, True
-
-
 def _decode_keeping_cr(data: bytes) -> str:
     """Index bytes as text with the BOM stripped and CRLF kept (how Claude Code measures)."""
     return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-
-
-def _team_secret_lints(rel: str, text: str) -> list[LintFinding]:
-    """A `team-secret` error when a team file holds something shaped like a credential."""
-    from workbench.engine.team.secrets import scan_for_secrets
-
-    labels = [match.label for match in scan_for_secrets(text)]
-    if not labels:
-        return []
-    message = (
-        f"holds what looks like a credential ({', '.join(labels)}); team sync will refuse to "
-        "push it and team saves are refused"
-    )
-    return [LintFinding(rel, "team-secret", "error", message)]
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
@@ -409,7 +223,7 @@ class MemoryStore:
         self.formats = engine.profile.memory_files
         """The memory-file format of the release in use (what it reads, how new files look)."""
         self.scanner = MemoryScanner(self.root, reads_type_at=self.formats.reads_type_at)
-        self._analysis: dict[str, _Analysis] = {}
+        self._analysis: dict[str, Analysis] = {}
         self.use_listing_cache = True
         """Keep analyses between runs in the engine's cache folder, when it has one."""
         self._lock = threading.Lock()
@@ -522,7 +336,7 @@ class MemoryStore:
         stat: os.stat_result,
         rel: str | None = None,
         stored: dict[str, Any] | None = None,
-    ) -> _Analysis:
+    ) -> Analysis:
         """The file's analysis: from memory, else from `stored` (records of a
         `ListingCache`), else read now; each only when its stamp is the file's."""
         stamp = stamp_of(stat)
@@ -532,7 +346,7 @@ class MemoryStore:
         if rel is None:
             rel = self.relative(path)
         record = stored.get(path) if stored else None
-        restored = _from_record(rel, record, stamp) if record is not None else None
+        restored = from_record(rel, record, stamp) if record is not None else None
         if restored is not None:
             with self._lock:
                 self._analysis[path] = restored
@@ -542,11 +356,11 @@ class MemoryStore:
             data, read_stat = read_start(path, LARGE_FILE_BYTES + 1, known=stat)
         except OSError as exc:
             finding = LintFinding(rel, "file-unreadable", "error", describe(path, exc))
-            return _Analysis(stamp, None, None, None, 0, False, False, (finding,))
+            return Analysis(stamp, None, None, None, 0, False, False, (finding,))
         # What was read is what the open file's stat describes: if it changed since the
         # walk, the next listing sees a different stamp and reads it again.
         stamp = stamp_of(read_stat)
-        text, binary, not_utf8 = _decode(data)
+        text, binary, not_utf8 = decode(data)
         scope = self.scope_of(rel)
         facts = FileFacts(
             path=rel,
@@ -566,14 +380,14 @@ class MemoryStore:
             # The linter reads the frontmatter of the first 30 lines; the same parse names
             # the file (a file under 30 lines parses the same with one more newline).
             lints, seen = lint_and_frontmatter(facts)
-        secret_lints = _team_secret_lints(rel, text) if facts.team and not binary else []
+        secret_lints = team_secret_lints(rel, text) if facts.team and not binary else []
         if seen is None and not binary:
             seen = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
         data_fm = seen.data if seen else {}
         name = data_fm.get("name")
         description = data_fm.get("description") or None
         stated = read_type(data_fm)
-        analysis = _Analysis(
+        analysis = Analysis(
             stamp=stamp,
             name=str(name) if name else None,
             description=str(description) if description else None,
@@ -604,7 +418,7 @@ class MemoryStore:
         stat: os.stat_result,
         indexed: frozenset[str],
         rel: str | None = None,
-        analysis: _Analysis | None = None,
+        analysis: Analysis | None = None,
     ) -> MemoryEntry:
         if rel is None:
             rel = self.relative(path)
@@ -619,7 +433,7 @@ class MemoryStore:
         return MemoryEntry(
             path=rel,
             abs_path=path,
-            name=analysis.name or _stem(rel),
+            name=analysis.name or file_stem(rel),
             description=analysis.description,
             type=analysis.type,
             scope=self.scope_of(rel),  # type: ignore[arg-type]
@@ -722,11 +536,11 @@ class MemoryStore:
             stamp = stamp_of(stat)
             rel = self.relative(path)
             record = stored.get(path)
-            if record is not None and _valid_record(record, stamp):
+            if record is not None and valid_record(record, stamp):
                 keep[path] = record
             else:
                 analysis = self._analyse(path, stat, rel)
-                record = _record(analysis)
+                record = as_record(analysis)
                 # Kept when read without error, unchanged since the walk, not racily new.
                 if (
                     cache is not None
@@ -740,7 +554,7 @@ class MemoryStore:
         if cache is not None and (read or len(keep) != len(stored)):
             cache.save(keep)
         whole = cache is not None and len(keep) == len(rows)
-        return _with_dangling_links(rows, scope), whole
+        return with_dangling_links(rows, scope), whole
 
     def _row(
         self,
@@ -777,7 +591,7 @@ class MemoryStore:
         row = {
             "path": rel,
             "abs_path": path,
-            "name": name or _stem(rel),
+            "name": name or file_stem(rel),
             "description": description,
             "type": kind,
             "scope": self.scope_of(rel),
@@ -802,7 +616,7 @@ class MemoryStore:
         self,
         cache: ListingCache,
         stored: dict[str, Any],
-        rows: builtins.list[tuple[str, os.stat_result, str, _Analysis]],
+        rows: builtins.list[tuple[str, os.stat_result, str, Analysis]],
     ) -> None:
         """Store what this listing read, when it read anything or a file has gone."""
         keep = [
@@ -818,32 +632,34 @@ class MemoryStore:
             for path, analysis in keep
         ):
             return  # what is on disk already
-        cache.save({path: _record(analysis) for path, analysis in keep})
+        cache.save({path: as_record(analysis) for path, analysis in keep})
 
     def _with_link_lints(
         self,
         entries: builtins.list[MemoryEntry],
-        analyses: builtins.list[_Analysis] | None = None,
+        analyses: builtins.list[Analysis] | None = None,
     ) -> builtins.list[MemoryEntry]:
         """Add a `memory-dangling-link` finding for each `[[name]]` no memory answers to."""
         if analyses is None:
             analyses = [self._analysis_of(entry) for entry in entries]
         known: set[str] = set()
         for entry, analysis in zip(entries, analyses, strict=True):
-            known |= link_keys(analysis.name, _stem(entry.path))
+            known |= link_keys(analysis.name, file_stem(entry.path))
         out = []
         for entry, analysis in zip(entries, analyses, strict=True):
             missing = [link for link in analysis.links if link not in known]
             if missing:
                 extra = tuple(
-                    LintFinding(entry.path, "memory-dangling-link", "warning", _dangling(link))
+                    LintFinding(
+                        entry.path, "memory-dangling-link", "warning", dangling_message(link)
+                    )
                     for link in missing
                 )
                 entry = with_changes(entry, lints=entry.lints + extra)
             out.append(entry)
         return out
 
-    def _analysis_of(self, entry: MemoryEntry) -> _Analysis:
+    def _analysis_of(self, entry: MemoryEntry) -> Analysis:
         cached = self._analysis.get(entry.abs_path)
         if cached is not None:
             return cached
@@ -861,7 +677,7 @@ class MemoryStore:
             raise NotFoundError(f"no memory file {self.relative(target)}") from None
         except OSError as exc:
             raise UserInputError(f"{self.relative(target)}: {describe(target, exc)}") from None
-        text, binary, _ = _decode(data)
+        text, binary, _ = decode(data)
         entry = self._entry(str(target), stat, self._indexed_paths())
         parsed, body = split_document(text) if not binary else (None, "")
         head = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
@@ -909,7 +725,7 @@ class MemoryStore:
         except OSError as exc:
             path = self.relative(self.index_path(team))
             raise UnreadableFileError(path, describe(path, exc)) from None
-        return data, _decode(data)[0]
+        return data, decode(data)[0]
 
     def _indexed_paths(self) -> frozenset[str]:
         """Memory paths (relative to the memory folder) that some index line links to.
@@ -1170,7 +986,7 @@ class MemoryStore:
                 text = read_text(path, SCANNED_FILE_LIMIT, "a team file", universal_newlines=True)
             except OSError:
                 continue
-            findings.extend(_team_secret_lints(self.relative(path), text))
+            findings.extend(team_secret_lints(self.relative(path), text))
         return findings
 
     # --- writing -----------------------------------------------------------------------
