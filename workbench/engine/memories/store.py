@@ -59,12 +59,21 @@ from workbench.engine.memories.index import (
     MAX_ENTRYPOINT_LENGTH,
     MAX_ENTRYPOINT_LINES,
     MAX_ITEMISED_LINES,
-    format_index_line,
     link_target_path,
     parse_index_line,
     strip_for_loading,
     truncate_entrypoint,
     truncation_warning,
+)
+from workbench.engine.memories.index_edits import (
+    IndexFixPlan,
+    index_line_for,
+    with_index_line,
+    with_link_moved,
+    with_orphans,
+    with_short_lines,
+    without_dangling,
+    without_links,
 )
 from workbench.engine.memories.lint import (
     LARGE_FILE_BYTES,
@@ -145,9 +154,6 @@ def _decode_keeping_cr(data: bytes) -> str:
     return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
-
-
 def _slug(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
     return slug[:60].rstrip("_") or "memory"
@@ -179,27 +185,6 @@ def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
             if entry.scope == scope:
                 return entry
     return None
-
-
-class IndexFixPlan(Record):
-    """One bulk fix of an index, planned: the text before and after (nothing written yet)."""
-
-    kind: str
-    """`dangling`, `orphans` or `long-lines`."""
-    team: bool
-    path: str
-    """The index file."""
-    before: str
-    after: str
-    count: int
-    """Lines removed, added or shortened."""
-
-    @property
-    def note(self) -> str:
-        """The history note for the change."""
-        what = {"dangling": "removed", "orphans": "indexed", "long-lines": "shortened"}[self.kind]
-        noun = {"dangling": "dangling line", "orphans": "orphan", "long-lines": "line"}[self.kind]
-        return f"{what} {self.count} {noun}{'s' if self.count != 1 else ''}"
 
 
 class WarmView(Record):
@@ -1100,25 +1085,11 @@ class MemoryStore:
         return folder / self._new_file_name(memory_type, name, team)[0]
 
     def _index_line_for(self, target: Path, name: str, hook: str | None, team: bool) -> str:
-        link = os.path.relpath(target, self._index_folder(team)).replace(os.sep, "/")
-        # Control characters are escaped in frontmatter, but MEMORY.md is read as plain text.
-        title = _CONTROL.sub(" ", name)
-        return format_index_line(title, link, _CONTROL.sub(" ", hook) if hook else hook)
+        return index_line_for(target, name, hook, self._index_folder(team))
 
     def _with_index_line(self, text: str, target: Path, line: str, team: bool) -> str:
         """The index text with `line` replacing any line linking to `target`, else appended."""
-        folder = self._index_folder(team)
-        lines = text.split("\n") if text else []
-        for i, existing in enumerate(lines):
-            parsed = parse_index_line(existing)
-            local = link_target_path(parsed.target) if parsed.target else None
-            if local and Path(os.path.normpath(folder / local)) == target:
-                lines[i] = line
-                return "\n".join(lines)
-        while lines and lines[-1] == "":
-            lines.pop()
-        lines.append(line)
-        return "\n".join(lines) + "\n"
+        return with_index_line(text, target, line, self._index_folder(team))
 
     @staticmethod
     def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
@@ -1371,20 +1342,10 @@ class MemoryStore:
         data, text = self._read_index(team)
         if data is None:
             return 0, []
-        folder = self._index_folder(team)
-        kept, removed = [], 0
-        for line in text.split("\n"):
-            parsed = parse_index_line(line)
-            local = link_target_path(parsed.target) if parsed.target else None
-            if local and Path(os.path.normpath(folder / local)) in targets:
-                removed += 1
-                continue
-            kept.append(line)
+        kept, removed = without_links(text, targets, self._index_folder(team))
         if not removed:
             return 0, []
-        entry = self.history.write(
-            self.index_path(team), "\n".join(kept).encode("utf-8"), action, group=group
-        )
+        entry = self.history.write(self.index_path(team), kept.encode("utf-8"), action, group=group)
         return removed, [entry.id]
 
     @_one_change
@@ -1438,22 +1399,11 @@ class MemoryStore:
         index_data, text = self._read_index(team)
         updated_links = 0
         if index_data is not None:
-            folder = self._index_folder(team)
-            new_link = os.path.relpath(dest, folder).replace(os.sep, "/")
-            lines = text.split("\n")
-            for i, line in enumerate(lines):
-                parsed = parse_index_line(line)
-                local = link_target_path(parsed.target) if parsed.target else None
-                if local and parsed.target and Path(os.path.normpath(folder / local)) == source:
-                    lines[i] = line.replace(f"]({parsed.target})", f"]({new_link})", 1)
-                    updated_links += 1
+            moved, updated_links = with_link_moved(text, source, dest, self._index_folder(team))
             if updated_links:
                 ids.append(
                     history.write(
-                        self.index_path(team),
-                        "\n".join(lines).encode("utf-8"),
-                        "index-edit",
-                        group=group,
+                        self.index_path(team), moved.encode("utf-8"), "index-edit", group=group
                     ).id
                 )
         return RenameResult(self.relative(source), self.relative(dest), updated_links, tuple(ids))
@@ -1465,12 +1415,13 @@ class MemoryStore:
     def plan_index_fix(self, kind: str, team: bool = False) -> IndexFixPlan:
         """What one fix (`dangling`, `orphans` or `long-lines`) would write, without writing."""
         data, text = self._read_index(team)
+        folder = self._index_folder(team)
         if kind == "dangling":
-            after, count = self._without_dangling(text, team)
+            after, count = without_dangling(text, self.index(team, text=text), folder)
         elif kind == "orphans":
-            after, count = self._with_orphans(text, team)
+            after, count = with_orphans(text, self._orphans_named(text, team), folder)
         elif kind == "long-lines":
-            after, count = self._with_short_lines(text)
+            after, count = with_short_lines(text)
         else:
             raise UserInputError(f"unknown index fix {kind!r}")
         if data is None and kind != "orphans":
@@ -1508,53 +1459,15 @@ class MemoryStore:
         """Shorten index lines over the limit to about 150 characters; returns how many."""
         return self.apply_index_fix(self.plan_index_fix("long-lines", team))
 
-    def _without_dangling(self, text: str, team: bool) -> tuple[str, int]:
-        report = self.index(team, text=text)
-        folder = self._index_folder(team)
-        # A link whose target is missing is a local one, so it has a path.
-        missing = {
-            Path(os.path.normpath(folder / target))
-            for e in report.entries
-            if e.target_exists is False
-            and e.target is not None
-            and (target := link_target_path(e.target)) is not None
-        }
-        kept, removed = [], 0
-        for line in text.split("\n"):
-            parsed = parse_index_line(line)
-            local = link_target_path(parsed.target) if parsed.target else None
-            if local and Path(os.path.normpath(folder / local)) in missing:
-                removed += 1
-                continue
-            kept.append(line)
-        return "\n".join(kept), removed
-
-    def _with_orphans(self, text: str, team: bool) -> tuple[str, int]:
-        report = self.index(team, text=text)
-        for rel in report.orphans:
+    def _orphans_named(self, text: str, team: bool) -> builtins.list[tuple[Path, str, str | None]]:
+        """The files no line of the index `text` links to, each with the name and hook of the
+        line the `orphans` fix writes for it."""
+        named = []
+        for rel in self.index(team, text=text).orphans:
             target = self.root / rel
             analysis = self._analyse(str(target), target.stat())
-            line = self._index_line_for(
-                target, analysis.name or target.stem, analysis.description, team
-            )
-            text = self._with_index_line(text, target, line, team)
-        return text, len(report.orphans)
-
-    def _with_short_lines(self, text: str) -> tuple[str, int]:
-        lines = text.split("\n")
-        changed = 0
-        for i, line in enumerate(lines):
-            if js_len(line) <= INDEX_LINE_LIMIT:
-                continue
-            parsed = parse_index_line(line)
-            if parsed.target:
-                lines[i] = format_index_line(
-                    parsed.title or parsed.target, parsed.target, parsed.hook
-                )
-            else:
-                lines[i] = line[: INDEX_LINE_GUIDE - 1].rstrip() + "…"
-            changed += 1
-        return "\n".join(lines), changed
+            named.append((target, analysis.name or target.stem, analysis.description))
+        return named
 
 
 def _same_bytes(path: Path, content: bytes) -> bool:
