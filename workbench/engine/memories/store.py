@@ -1,8 +1,10 @@
 """The memory store: list, read, lint and edit memory files and their MEMORY.md indexes.
 
-Every write is atomic and recorded in the local history; edits of existing files refuse to
-overwrite a file that changed on disk since it was read; team writes are checked for secrets
-first. A save is Claude Code's two-step save: the file, then its one-line index entry.
+`MemoryStore` is the memories area's service. This module holds what it reads: the folder's
+paths, each file's analysis (kept in memory, and between runs by `ListingCache`; what is
+derived from a file, and its record form, is in analysis.py), the listing, the index's load
+report and lint. Its writes (save, update, remove, rename, the index fixes) and what the
+editor asks before one are inherited from `MemoryWriting` in writing.py.
 """
 
 from __future__ import annotations
@@ -12,33 +14,28 @@ import contextlib
 import functools
 import math
 import os
-import re
 import threading
 import time
 from pathlib import Path
 from stat import S_ISDIR
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from workbench.engine.errors import (
-    ConflictError,
-    NotFoundError,
-    RefusedWriteError,
-    UserInputError,
-    WorkbenchError,
-)
+from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso, js_len, js_round
-from workbench.engine.memories.file_format import (
-    body_links,
-    edit_memory_text,
-    kebab_name,
-    link_keys,
-    new_frontmatter,
-    read_type,
+from workbench.engine.memories.analysis import (
+    Analysis,
+    as_record,
+    dangling_message,
+    decode,
+    file_stem,
+    from_record,
+    team_secret_lints,
+    valid_record,
+    with_dangling_links,
 )
+from workbench.engine.memories.file_format import body_links, link_keys, read_type
 from workbench.engine.memories.frontmatter import (
-    MEMORY_TYPES,
     ParsedFrontmatter,
-    normalize_text,
     parse_frontmatter,
     split_document,
 )
@@ -48,18 +45,17 @@ from workbench.engine.memories.index import (
     MAX_ENTRYPOINT_LENGTH,
     MAX_ENTRYPOINT_LINES,
     MAX_ITEMISED_LINES,
-    format_index_line,
     link_target_path,
     parse_index_line,
     strip_for_loading,
     truncate_entrypoint,
     truncation_warning,
 )
+from workbench.engine.memories.index_edits import IndexFixPlan as IndexFixPlan
 from workbench.engine.memories.lint import (
     LARGE_FILE_BYTES,
     FileFacts,
     lint_and_frontmatter,
-    lint_file,
     stale_finding,
 )
 from workbench.engine.memories.listing_cache import (
@@ -74,19 +70,16 @@ from workbench.engine.memories.listing_cache import (
 from workbench.engine.memories.models import (
     Headroom,
     IndexEntry,
-    IndexProjection,
     IndexReport,
     LintFinding,
     Manifest,
     MemoryDocument,
     MemoryEntry,
-    RemoveResult,
-    RenameResult,
-    SaveResult,
 )
 from workbench.engine.memories.scan import MemoryScanner, format_manifest
 from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
 from workbench.engine.memories.walk import iter_memory_paths
+from workbench.engine.memories.writing import MemoryWriting, fingerprint
 from workbench.engine.records import Record
 from workbench.engine.records import replace as with_changes
 from workbench.engine.userfiles import (
@@ -101,16 +94,11 @@ from workbench.engine.userfiles import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
-    from typing import TypeVar
+    from collections.abc import Iterator, Sequence
 
     from workbench.engine.engine import Engine
     from workbench.engine.history import History
     from workbench.engine.memories.finished_listing import Lookup
-    from workbench.engine.memories.models import DraftCheck, DraftForm, EditableMemory
-
-    # Here: a TypeVar bound by name compiles that name when the module loads (1.5 ms).
-    _M = TypeVar("_M", bound="Callable[..., Any]")
 
 DAY_MS = 86_400_000
 _now_ns = time.time_ns
@@ -118,240 +106,14 @@ _now_ns = time.time_ns
 SCOPES = ("all", "private", "team", "log")
 
 
-class _Analysis(NamedTuple):
-    """Everything the store derives from one file, cached by its stamp (in memory, and
-    between runs by `ListingCache`). A tuple, not a `Record`: one is built for each file a
-    listing reads, in a fifth of the time."""
-
-    stamp: Stamp
-    name: str | None
-    description: str | None
-    type: str | None
-    units: int
-    """The text's length in UTF-16 units (what the token estimate counts)."""
-    binary: bool
-    not_utf8: bool
-    lints: tuple[LintFinding, ...]
-    """The file's findings but `memory-stale`, which depends on today (`ages` says if it
-    applies) and the team-secret ones."""
-    type_location: str | None = None
-    links: tuple[str, ...] = ()
-    """The `[[name]]` links of the body."""
-    ages: bool = False
-    """`memory-stale` applies (a linted text file)."""
-    secret_lints: tuple[LintFinding, ...] = ()
-    mtime: str = ""
-    """The stamp's mtime as `toISOString` prints it (formatted once, not per listing)."""
-
-
-def _record(analysis: _Analysis) -> builtins.list[Any]:
-    """`analysis` as a `ListingCache` record (paths left out: the key gives them)."""
-
-    def lints(found: tuple[LintFinding, ...]) -> builtins.list[Any]:
-        return [[f.rule, f.severity, f.message, f.line] for f in found]
-
-    a = analysis
-    return [
-        list(a.stamp),
-        a.name,
-        a.description,
-        a.type,
-        a.type_location,
-        a.units,
-        a.binary,
-        a.not_utf8,
-        a.ages,
-        lints(a.lints),
-        lints(a.secret_lints),
-        list(a.links),
-        a.mtime,
-    ]
-
-
-_SEVERITIES = frozenset({"error", "warning", "info"})
-_KINDS = frozenset({None, *MEMORY_TYPES})
-_LOCATIONS = frozenset({None, "top-level", "metadata"})
-_OPTIONAL_TEXT = (str, type(None))
-
-
-def _valid_record(record: object, stamp: Stamp) -> bool:
-    """Whether a `ListingCache` record is for a file with this `stamp` and every field is
-    well formed (the cache is a file anyone with the user's rights may have changed)."""
-    if not isinstance(record, list) or len(record) != 13 or record[0] != list(stamp):
-        return False
-    try:
-        _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
-        lints, secret_lints, links, mtime = record[9:]
-        # A set lookup of a list raises TypeError, which makes the record invalid too.
-        return (
-            isinstance(name, _OPTIONAL_TEXT)
-            and isinstance(description, _OPTIONAL_TEXT)
-            and kind in _KINDS
-            and location in _LOCATIONS
-            and type(units) is int
-            and type(binary) is bool
-            and type(not_utf8) is bool
-            and type(ages) is bool
-            and type(mtime) is str
-            and type(links) is list
-            and (not links or all(type(link) is str for link in links))
-            and _valid_findings(lints)
-            and _valid_findings(secret_lints)
-        )
-    except TypeError:
-        return False
-
-
-def _valid_findings(raw: object) -> bool:
-    if type(raw) is not list:
-        return False
-    for finding in raw:
-        if type(finding) is not list or len(finding) != 4:
-            return False
-        rule, severity, message, line = finding
-        if not (
-            type(rule) is str
-            and severity in _SEVERITIES
-            and type(message) is str
-            and (line is None or type(line) is int)
-        ):
-            return False
-    return True
-
-
-def _from_record(rel: str, record: object, stamp: Stamp) -> _Analysis | None:
-    """The analysis a `ListingCache` record holds for a file with this `stamp`; None unless
-    `_valid_record` says it is one."""
-    if not _valid_record(record, stamp):
-        return None
-    assert isinstance(record, list)
-    _, name, description, kind, location, units, binary, not_utf8, ages = record[:9]
-    lints, secret_lints, links, mtime = record[9:]
-
-    def findings(raw: builtins.list[Any]) -> tuple[LintFinding, ...]:
-        return tuple(LintFinding(rel, *finding) for finding in raw)
-
-    return _Analysis(
-        stamp=stamp,
-        name=name,
-        description=description,
-        type=kind,
-        units=units,
-        binary=binary,
-        not_utf8=not_utf8,
-        lints=findings(lints),
-        type_location=location,
-        links=tuple(links),
-        ages=ages,
-        secret_lints=findings(secret_lints),
-        mtime=mtime,
-    )
-
-
-def _with_dangling_links(
-    rows: builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]], scope: str
-) -> builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]]:
-    """The rows in `scope`, newest first, each dict with a `memory-dangling-link` finding per
-    `[[name]]` no memory in the folder answers to (as `list` adds them)."""
-    known: set[str] = set()
-    if any(record[11] for _, record, _ in rows):  # the names matter only when a file links
-        for _, record, row in rows:
-            known.add(_stem(row["path"]))
-            if record[1]:
-                known.add(record[1])
-    out = []
-    for item in sorted(rows, key=lambda item: item[0], reverse=True):
-        _, record, row = item
-        if scope != "all" and row["scope"] != scope:
-            continue
-        for link in record[11]:
-            if link not in known:
-                row["lints"].append(
-                    {
-                        "path": row["path"],
-                        "rule": "memory-dangling-link",
-                        "severity": "warning",
-                        "message": _dangling(link),
-                        "line": None,
-                    }
-                )
-        out.append(item)
-    return out
-
-
 def _check_scope(scope: str) -> None:
     if scope not in SCOPES:
         raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
 
 
-def _dangling(link: str) -> str:
-    """What `memory-dangling-link` says of a `[[link]]` no memory answers to."""
-    return f"links to [[{link}]], but no memory has that name or file name"
-
-
-def _stem(rel: str) -> str:
-    """`Path(rel).stem` without building a Path (a listing asks it of every file)."""
-    name = rel.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    return name[:dot] if 0 < dot < len(name) - 1 else name
-
-
-def _fingerprint(data: bytes) -> str:
-    import hashlib  # here: loading OpenSSL is 4 ms the index report (SessionStart) never needs
-
-    return hashlib.sha256(data).hexdigest()
-
-
-def _decode(data: bytes) -> tuple[str, bool, bool]:
-    """Text, is-binary, is-not-UTF-8."""
-    if b"\0" in data[:8192]:
-        return "", True, False
-    try:
-        return normalize_text(data.decode("utf-8")), False, False
-    except UnicodeDecodeError:
-        return normalize_text(data.decode("utf-8", errors="replace")), False, True
-
-
 def _decode_keeping_cr(data: bytes) -> str:
     """Index bytes as text with the BOM stripped and CRLF kept (how Claude Code measures)."""
     return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-
-
-def _team_secret_lints(rel: str, text: str) -> list[LintFinding]:
-    """A `team-secret` error when a team file holds something shaped like a credential."""
-    from workbench.engine.team.secrets import scan_for_secrets
-
-    labels = [match.label for match in scan_for_secrets(text)]
-    if not labels:
-        return []
-    message = (
-        f"holds what looks like a credential ({', '.join(labels)}); team sync will refuse to "
-        "push it and team saves are refused"
-    )
-    return [LintFinding(rel, "team-secret", "error", message)]
-
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
-
-
-def _slug(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-    return slug[:60].rstrip("_") or "memory"
-
-
-def _one_change(method: _M) -> _M:
-    """Run a store method as one change: under the folder's lock, recorded or rolled back
-    as a whole (its reads, checks and writes cannot interleave with another process)."""
-
-    @functools.wraps(method)
-    def wrapper(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
-        try:
-            with self.history.transaction():
-                return method(self, *args, **kwargs)
-        finally:
-            self._forget_index()
-
-    return wrapper  # type: ignore[return-value]
 
 
 SCOPE_ORDER = ("private", "team", "log")
@@ -367,27 +129,6 @@ def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
     return None
 
 
-class IndexFixPlan(Record):
-    """One bulk fix of an index, planned: the text before and after (nothing written yet)."""
-
-    kind: str
-    """`dangling`, `orphans` or `long-lines`."""
-    team: bool
-    path: str
-    """The index file."""
-    before: str
-    after: str
-    count: int
-    """Lines removed, added or shortened."""
-
-    @property
-    def note(self) -> str:
-        """The history note for the change."""
-        what = {"dangling": "removed", "orphans": "indexed", "long-lines": "shortened"}[self.kind]
-        noun = {"dangling": "dangling line", "orphans": "orphan", "long-lines": "line"}[self.kind]
-        return f"{what} {self.count} {noun}{'s' if self.count != 1 else ''}"
-
-
 class WarmView(Record):
     """Everything a front end shows first, prepared by `MemoryStore.warm_up`."""
 
@@ -398,7 +139,7 @@ class WarmView(Record):
     first_document: MemoryDocument | None
 
 
-class MemoryStore:
+class MemoryStore(MemoryWriting):
     """Reads and edits one project's memory folder."""
 
     def __init__(self, engine: Engine, history: History | None = None) -> None:
@@ -409,7 +150,7 @@ class MemoryStore:
         self.formats = engine.profile.memory_files
         """The memory-file format of the release in use (what it reads, how new files look)."""
         self.scanner = MemoryScanner(self.root, reads_type_at=self.formats.reads_type_at)
-        self._analysis: dict[str, _Analysis] = {}
+        self._analysis: dict[str, Analysis] = {}
         self.use_listing_cache = True
         """Keep analyses between runs in the engine's cache folder, when it has one."""
         self._lock = threading.Lock()
@@ -467,6 +208,11 @@ class MemoryStore:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
 
+    @staticmethod
+    def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
+        """The memory a listing (grouped by scope, newest first) starts with."""
+        return first_listed(entries)
+
     # --- paths -------------------------------------------------------------------------
 
     def _now_ms(self) -> float:
@@ -522,7 +268,7 @@ class MemoryStore:
         stat: os.stat_result,
         rel: str | None = None,
         stored: dict[str, Any] | None = None,
-    ) -> _Analysis:
+    ) -> Analysis:
         """The file's analysis: from memory, else from `stored` (records of a
         `ListingCache`), else read now; each only when its stamp is the file's."""
         stamp = stamp_of(stat)
@@ -532,7 +278,7 @@ class MemoryStore:
         if rel is None:
             rel = self.relative(path)
         record = stored.get(path) if stored else None
-        restored = _from_record(rel, record, stamp) if record is not None else None
+        restored = from_record(rel, record, stamp) if record is not None else None
         if restored is not None:
             with self._lock:
                 self._analysis[path] = restored
@@ -542,11 +288,11 @@ class MemoryStore:
             data, read_stat = read_start(path, LARGE_FILE_BYTES + 1, known=stat)
         except OSError as exc:
             finding = LintFinding(rel, "file-unreadable", "error", describe(path, exc))
-            return _Analysis(stamp, None, None, None, 0, False, False, (finding,))
+            return Analysis(stamp, None, None, None, 0, False, False, (finding,))
         # What was read is what the open file's stat describes: if it changed since the
         # walk, the next listing sees a different stamp and reads it again.
         stamp = stamp_of(read_stat)
-        text, binary, not_utf8 = _decode(data)
+        text, binary, not_utf8 = decode(data)
         scope = self.scope_of(rel)
         facts = FileFacts(
             path=rel,
@@ -566,14 +312,14 @@ class MemoryStore:
             # The linter reads the frontmatter of the first 30 lines; the same parse names
             # the file (a file under 30 lines parses the same with one more newline).
             lints, seen = lint_and_frontmatter(facts)
-        secret_lints = _team_secret_lints(rel, text) if facts.team and not binary else []
+        secret_lints = team_secret_lints(rel, text) if facts.team and not binary else []
         if seen is None and not binary:
             seen = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
         data_fm = seen.data if seen else {}
         name = data_fm.get("name")
         description = data_fm.get("description") or None
         stated = read_type(data_fm)
-        analysis = _Analysis(
+        analysis = Analysis(
             stamp=stamp,
             name=str(name) if name else None,
             description=str(description) if description else None,
@@ -604,7 +350,7 @@ class MemoryStore:
         stat: os.stat_result,
         indexed: frozenset[str],
         rel: str | None = None,
-        analysis: _Analysis | None = None,
+        analysis: Analysis | None = None,
     ) -> MemoryEntry:
         if rel is None:
             rel = self.relative(path)
@@ -619,7 +365,7 @@ class MemoryStore:
         return MemoryEntry(
             path=rel,
             abs_path=path,
-            name=analysis.name or _stem(rel),
+            name=analysis.name or file_stem(rel),
             description=analysis.description,
             type=analysis.type,
             scope=self.scope_of(rel),  # type: ignore[arg-type]
@@ -722,11 +468,11 @@ class MemoryStore:
             stamp = stamp_of(stat)
             rel = self.relative(path)
             record = stored.get(path)
-            if record is not None and _valid_record(record, stamp):
+            if record is not None and valid_record(record, stamp):
                 keep[path] = record
             else:
                 analysis = self._analyse(path, stat, rel)
-                record = _record(analysis)
+                record = as_record(analysis)
                 # Kept when read without error, unchanged since the walk, not racily new.
                 if (
                     cache is not None
@@ -740,7 +486,7 @@ class MemoryStore:
         if cache is not None and (read or len(keep) != len(stored)):
             cache.save(keep)
         whole = cache is not None and len(keep) == len(rows)
-        return _with_dangling_links(rows, scope), whole
+        return with_dangling_links(rows, scope), whole
 
     def _row(
         self,
@@ -777,7 +523,7 @@ class MemoryStore:
         row = {
             "path": rel,
             "abs_path": path,
-            "name": name or _stem(rel),
+            "name": name or file_stem(rel),
             "description": description,
             "type": kind,
             "scope": self.scope_of(rel),
@@ -802,7 +548,7 @@ class MemoryStore:
         self,
         cache: ListingCache,
         stored: dict[str, Any],
-        rows: builtins.list[tuple[str, os.stat_result, str, _Analysis]],
+        rows: builtins.list[tuple[str, os.stat_result, str, Analysis]],
     ) -> None:
         """Store what this listing read, when it read anything or a file has gone."""
         keep = [
@@ -818,32 +564,34 @@ class MemoryStore:
             for path, analysis in keep
         ):
             return  # what is on disk already
-        cache.save({path: _record(analysis) for path, analysis in keep})
+        cache.save({path: as_record(analysis) for path, analysis in keep})
 
     def _with_link_lints(
         self,
         entries: builtins.list[MemoryEntry],
-        analyses: builtins.list[_Analysis] | None = None,
+        analyses: builtins.list[Analysis] | None = None,
     ) -> builtins.list[MemoryEntry]:
         """Add a `memory-dangling-link` finding for each `[[name]]` no memory answers to."""
         if analyses is None:
             analyses = [self._analysis_of(entry) for entry in entries]
         known: set[str] = set()
         for entry, analysis in zip(entries, analyses, strict=True):
-            known |= link_keys(analysis.name, _stem(entry.path))
+            known |= link_keys(analysis.name, file_stem(entry.path))
         out = []
         for entry, analysis in zip(entries, analyses, strict=True):
             missing = [link for link in analysis.links if link not in known]
             if missing:
                 extra = tuple(
-                    LintFinding(entry.path, "memory-dangling-link", "warning", _dangling(link))
+                    LintFinding(
+                        entry.path, "memory-dangling-link", "warning", dangling_message(link)
+                    )
                     for link in missing
                 )
                 entry = with_changes(entry, lints=entry.lints + extra)
             out.append(entry)
         return out
 
-    def _analysis_of(self, entry: MemoryEntry) -> _Analysis:
+    def _analysis_of(self, entry: MemoryEntry) -> Analysis:
         cached = self._analysis.get(entry.abs_path)
         if cached is not None:
             return cached
@@ -861,7 +609,7 @@ class MemoryStore:
             raise NotFoundError(f"no memory file {self.relative(target)}") from None
         except OSError as exc:
             raise UserInputError(f"{self.relative(target)}: {describe(target, exc)}") from None
-        text, binary, _ = _decode(data)
+        text, binary, _ = decode(data)
         entry = self._entry(str(target), stat, self._indexed_paths())
         parsed, body = split_document(text) if not binary else (None, "")
         head = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
@@ -871,7 +619,7 @@ class MemoryStore:
             visible_to_claude=head.present and head.error is None,
             body=body,
             text=text,
-            fingerprint=_fingerprint(data),
+            fingerprint=fingerprint(data),
             frontmatter_error=parsed.error if parsed else "binary file",
             binary=binary,
         )
@@ -909,7 +657,7 @@ class MemoryStore:
         except OSError as exc:
             path = self.relative(self.index_path(team))
             raise UnreadableFileError(path, describe(path, exc)) from None
-        return data, _decode(data)[0]
+        return data, decode(data)[0]
 
     def _indexed_paths(self) -> frozenset[str]:
         """Memory paths (relative to the memory folder) that some index line links to.
@@ -1170,580 +918,5 @@ class MemoryStore:
                 text = read_text(path, SCANNED_FILE_LIMIT, "a team file", universal_newlines=True)
             except OSError:
                 continue
-            findings.extend(_team_secret_lints(self.relative(path), text))
+            findings.extend(team_secret_lints(self.relative(path), text))
         return findings
-
-    # --- writing -----------------------------------------------------------------------
-
-    def _check_team_secrets(self, target: Path, content: str) -> None:
-        if not self.locations.is_team_path(str(target)):
-            return
-        from workbench.engine.team.secrets import scan_for_secrets, team_write_refusal_message
-
-        labels = [match.label for match in scan_for_secrets(content)]
-        if labels:
-            raise RefusedWriteError(team_write_refusal_message(labels))
-
-    def _new_file_name(
-        self, memory_type: str, name: str, team: bool, content: bytes | None = None
-    ) -> tuple[str, bool]:
-        """A free `TYPE_NAME[_N].md`, or one that already holds exactly `content` (True)."""
-        folder = self._index_folder(team)
-        # The release's naming: `type_name.md` (2.1.88's examples) or the kebab-case name.
-        kebab = self.formats.kebab_names
-        stem = kebab_name(name) if kebab else f"{memory_type}_{_slug(name)}"
-        candidate = f"{stem}.md"
-        counter = 2
-        while True:
-            path = folder / candidate
-            if not path.exists():
-                return candidate, False
-            if content is not None and _same_bytes(path, content):
-                return candidate, True
-            candidate = f"{stem}-{counter}.md" if kebab else f"{stem}_{counter}.md"
-            counter += 1
-
-    def compose(self, memory_type: str, name: str, description: str, body: str) -> str:
-        """A new memory file's full text in the release's format: frontmatter, a blank line,
-        the body (2.1.332 nests the type under `metadata` and names it in kebab case)."""
-        # The closing fence's `---\s*` swallows any whitespace the body starts with, so it is
-        # dropped here: what is written is exactly what Claude Code (and `read`) will see.
-        body = normalize_text(body).lstrip().rstrip("\n")
-        if self.formats.kebab_names:
-            name = kebab_name(name)
-        head = new_frontmatter(name, description, memory_type, self.formats.writes_type_at)
-        return head + "\n" + body + "\n"
-
-    @staticmethod
-    def editable(document: MemoryDocument) -> EditableMemory:
-        """The editor's form fields and body for `document`, or its whole text (`raw`) when
-        the form cannot represent it (broken or unclosed frontmatter, binary)."""
-        from workbench.engine.memories.editable import editable_from
-
-        return editable_from(document)
-
-    @staticmethod
-    def form_of(text: str) -> EditableMemory | None:
-        """The form fields and body of a whole file's text, or None without frontmatter."""
-        from workbench.engine.memories.editable import form_of
-
-        return form_of(text)
-
-    def edit_text(
-        self,
-        document: MemoryDocument,
-        *,
-        name: str,
-        description: str,
-        memory_type: str | None,
-        body: str,
-    ) -> str:
-        """The text of `document` after a form edit, in the file's own format (a nested type
-        stays nested, other keys are kept; unchanged fields leave the block as it was)."""
-        return edit_memory_text(
-            document.text,
-            name=name,
-            description=description,
-            memory_type=memory_type,
-            body=body,
-            new_style=self.formats.writes_type_at,
-        )
-
-    def _validate_new(self, memory_type: str, name: str, description: str) -> None:
-        if memory_type not in MEMORY_TYPES:
-            raise UserInputError(
-                f"type must be one of {', '.join(MEMORY_TYPES)} (got {memory_type!r})"
-            )
-        if not name.strip():
-            raise UserInputError("a memory needs a name")
-        if not description.strip():
-            raise UserInputError("a memory needs a one-line description: recall decides by it")
-        for field_name, value in (("name", name), ("description", description)):
-            if "\n" in value or "\r" in value:
-                raise UserInputError(
-                    f"the {field_name} must be one line (it goes into the index and the manifest)"
-                )
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise UserInputError(
-                    f"the {field_name} holds bytes that are not text (not valid UTF-8)"
-                ) from None
-
-    def _target_for(self, file: str | None, memory_type: str, name: str, team: bool) -> Path:
-        folder = self._index_folder(team)
-        if file:
-            if not file.endswith(".md"):
-                raise UserInputError(f"memory files end in .md (got {file!r})")
-            if Path(file).name == "MEMORY.md":
-                raise UserInputError("MEMORY.md is the index; write memories to their own files")
-            target = self.resolve(folder / file)
-            if team and not self.locations.is_team_path(str(target)):
-                raise UserInputError(f"{file} would land outside the team folder")
-            return target
-        return folder / self._new_file_name(memory_type, name, team)[0]
-
-    def _index_line_for(self, target: Path, name: str, hook: str | None, team: bool) -> str:
-        link = os.path.relpath(target, self._index_folder(team)).replace(os.sep, "/")
-        # Control characters are escaped in frontmatter, but MEMORY.md is read as plain text.
-        title = _CONTROL.sub(" ", name)
-        return format_index_line(title, link, _CONTROL.sub(" ", hook) if hook else hook)
-
-    def _with_index_line(self, text: str, target: Path, line: str, team: bool) -> str:
-        """The index text with `line` replacing any line linking to `target`, else appended."""
-        folder = self._index_folder(team)
-        lines = text.split("\n") if text else []
-        for i, existing in enumerate(lines):
-            parsed = parse_index_line(existing)
-            local = link_target_path(parsed.target) if parsed.target else None
-            if local and Path(os.path.normpath(folder / local)) == target:
-                lines[i] = line
-                return "\n".join(lines)
-        while lines and lines[-1] == "":
-            lines.pop()
-        lines.append(line)
-        return "\n".join(lines) + "\n"
-
-    @staticmethod
-    def first_listed(entries: Sequence[MemoryEntry]) -> MemoryEntry | None:
-        """The memory a listing (grouped by scope, newest first) starts with."""
-        return first_listed(entries)
-
-    def check_draft(
-        self,
-        text: str,
-        *,
-        path: str,
-        team: bool,
-        form: DraftForm | None = None,
-        new: bool = False,
-    ) -> DraftCheck:
-        """Lint a memory being edited as it would be saved (`text`, the whole file): its
-        findings (never `memory-stale`, it is being written now), what the form still lacks,
-        and for a new memory the index headroom after the save."""
-        from workbench.engine.memories.models import DraftCheck
-
-        facts = FileFacts(
-            path=path,
-            text=text,
-            size_bytes=len(text.encode("utf-8")),
-            age_days=0,
-            team=team,
-            reads_type_at=self.formats.reads_type_at,
-            claude_version=self.engine.profile.version,
-        )
-        findings = [f for f in lint_file(facts) if f.rule != "memory-stale"]
-        if form is not None:
-            if form.memory_type is None:
-                # The form composes an empty type; say what to do rather than quote ''.
-                findings = [f for f in findings if not f.rule.startswith("type-")]
-                message = "choose a type: " + ", ".join(MEMORY_TYPES)
-                findings.insert(0, LintFinding(path, "type-missing", "error", message))
-            if not form.name:
-                findings.insert(
-                    0, LintFinding(path, "name-missing", "error", "a memory needs a name")
-                )
-        projection = None
-        if new and form is not None and form.memory_type and form.name:
-            try:
-                result = self.preview_save(
-                    form.memory_type, form.name, form.description, file=form.file, team=team
-                )
-                projection = result.message or (
-                    f"the index goes to {result.line_count_after}/200 lines, "
-                    f"{result.length_after:,}/25,000 characters"
-                )
-            except WorkbenchError as exc:
-                projection = str(exc)
-        return DraftCheck(tuple(findings), projection)
-
-    def preview_save(
-        self,
-        memory_type: str,
-        name: str,
-        description: str,
-        *,
-        file: str | None = None,
-        team: bool = False,
-        hook: str | None = None,
-    ) -> IndexProjection:
-        """What a save would do to the index's headroom, before anything is written."""
-        target = self._target_for(file, memory_type, name, team)
-        _, text = self._read_index(team)
-        after = self._with_index_line(
-            text, target, self._index_line_for(target, name, hook or description, team), team
-        )
-        return self._projection(self.index(team, text=text), self.index(team, text=after))
-
-    def _projection(self, before: IndexReport, after: IndexReport) -> IndexProjection:
-        loaded_before = {e.text for e in before.entries if e.loaded}
-        newly_dropped = sum(1 for e in after.entries if not e.loaded and e.text in loaded_before)
-        dropped_total = sum(1 for e in after.entries if not e.loaded)
-        message = None
-        if after.line_truncated or after.length_truncated:
-            parts = []
-            if after.line_truncated:
-                parts.append(f"{after.line_count}/{after.max_lines} lines")
-            if after.length_truncated:
-                parts.append(f"{after.length:,}/{after.max_length:,} characters")
-            message = (
-                f"this save puts the index at {' and '.join(parts)}; "
-                f"{dropped_total} entr{'y' if dropped_total == 1 else 'ies'} will not load"
-            )
-        return IndexProjection(
-            line_count_before=before.line_count,
-            line_count_after=after.line_count,
-            length_before=before.length,
-            length_after=after.length,
-            headroom_before=before.headroom,
-            headroom_after=after.headroom,
-            newly_dropped=newly_dropped,
-            message=message,
-        )
-
-    def save(
-        self,
-        *,
-        type: str,  # noqa: A002 - mirrors the frontmatter key and the CLI flag
-        name: str,
-        description: str,
-        body: str,
-        file: str | None = None,
-        team: bool = False,
-        index: bool = True,
-        hook: str | None = None,
-        replace: bool = False,
-    ) -> SaveResult:
-        """Claude Code's two-step save: write the memory file, then its index line.
-
-        Both steps and their history are one unit, made under the folder's lock. Without
-        `file`, a name already taken gets `_2`, `_3`, … (said in `notes`); a file that
-        already holds exactly this memory is reused, so a retried save adds nothing.
-        """
-        self._validate_new(type, name, description)
-        if "\0" in body:
-            raise UserInputError("the body holds a NUL character: memory files are text")
-        content = self.compose(type, name, description, body)
-        data = content.encode("utf-8")
-        notes: list[str] = []
-        if not normalize_text(body).strip():
-            notes.append("the body was empty: the memory holds only its name, description and type")
-        history = self.history
-        # Everything that can be refused without looking at racing state, before the lock.
-        first = f"{type}_{_slug(name)}.md"
-        explicit = self._target_for(file, type, name, team) if file else None
-        self._check_team_secrets(explicit or self._index_folder(team) / first, content)
-        with self._writing_index(), history.transaction():
-            identical = False
-            if explicit is not None:
-                target = explicit
-                if target.exists() and not replace:
-                    raise UserInputError(
-                        f"{self.relative(target)} already exists (pass --replace to overwrite it)"
-                    )
-            else:
-                chosen, identical = self._new_file_name(type, name, team, data)
-                target = self._index_folder(team) / chosen
-                if identical:
-                    notes.append(f"{self.relative(target)} already holds exactly this memory")
-                elif chosen != first:
-                    taken = self.relative(self._index_folder(team) / first)
-                    notes.append(
-                        f"{taken} already exists, so this memory was saved as "
-                        f"{self.relative(target)}"
-                    )
-            group = history.new_group()
-            ids = []
-            if not identical:
-                ids.append(history.write(target, data, "save", group=group).id)
-            index_line = None
-            projection = None
-            if index:
-                index_line = self._index_line_for(target, name, hook or description, team)
-                _, text = self._read_index(team)
-                updated = self._with_index_line(text, target, index_line, team)
-                projection = self._projection(
-                    self.index(team, text=text), self.index(team, text=updated)
-                )
-                if updated != text:
-                    ids.append(
-                        history.write(
-                            self.index_path(team),
-                            updated.encode("utf-8"),
-                            "index-edit",
-                            note=f"entry for {self.relative(target)}",
-                            group=group,
-                        ).id
-                    )
-        report = self.index(team)
-        return SaveResult(
-            path=self.relative(target),
-            abs_path=str(target),
-            index_line=index_line,
-            index_updated=index_line is not None,
-            headroom=report.headroom,
-            projection=projection,
-            history_ids=tuple(ids),
-            fingerprint=_fingerprint(data),
-            notes=tuple(notes),
-            unchanged=identical and len(ids) == 0,
-        )
-
-    def update(
-        self, path: str | os.PathLike[str], text: str, expected_fingerprint: str | None
-    ) -> SaveResult:
-        """Replace a memory file's text, refusing if it changed on disk since it was read."""
-        target = self.resolve(path)
-        if target.name == "MEMORY.md":
-            return self.write_index(
-                text,
-                team=self.locations.is_team_path(str(target)),
-                expected_fingerprint=expected_fingerprint,
-            )
-        self._check_team_secrets(target, text)
-        team = self.locations.is_team_path(str(target))
-        with self.history.locked():
-            self._check_fresh(target, expected_fingerprint)
-            return self._write_whole(target, text, "save", team=team, index_updated=False)
-
-    def write_index(
-        self, text: str, *, team: bool = False, expected_fingerprint: str | None = None
-    ) -> SaveResult:
-        """Replace MEMORY.md (or team/MEMORY.md) as a whole, with the same conflict check."""
-        target = self.index_path(team)
-        if team:
-            self._check_team_secrets(target, text)
-        with self.history.locked():
-            self._check_fresh(target, expected_fingerprint)
-            return self._write_whole(target, text, "index-edit", team=team, index_updated=True)
-
-    def _write_whole(
-        self, target: Path, text: str, action: str, *, team: bool, index_updated: bool
-    ) -> SaveResult:
-        """Write `text` over `target` as one history entry; report the index headroom after."""
-        data = text.encode("utf-8")
-        with self._writing_index():
-            entry = self.history.write(target, data, action)
-        report = self.index(team)
-        return SaveResult(
-            path=self.relative(target),
-            abs_path=str(target),
-            index_line=None,
-            index_updated=index_updated,
-            headroom=report.headroom,
-            history_ids=(entry.id,),
-            fingerprint=_fingerprint(data),
-        )
-
-    def _check_fresh(self, target: Path, expected: str | None) -> None:
-        if expected is None:
-            return
-        try:
-            current = _fingerprint(read_bytes(target, MEMORY_FILE_LIMIT, "a memory file"))
-        except FileNotFoundError:
-            current = None
-        if current != expected:
-            state = "was deleted" if current is None else "changed on disk"
-            raise ConflictError(
-                f"{self.relative(target)} {state} since it was opened; the save was refused so "
-                "nothing is overwritten (reload it, or keep your copy elsewhere)"
-            )
-
-    def _remove_index_links(
-        self, targets: set[Path], team: bool, group: str, action: str
-    ) -> tuple[int, builtins.list[str]]:
-        data, text = self._read_index(team)
-        if data is None:
-            return 0, []
-        folder = self._index_folder(team)
-        kept, removed = [], 0
-        for line in text.split("\n"):
-            parsed = parse_index_line(line)
-            local = link_target_path(parsed.target) if parsed.target else None
-            if local and Path(os.path.normpath(folder / local)) in targets:
-                removed += 1
-                continue
-            kept.append(line)
-        if not removed:
-            return 0, []
-        entry = self.history.write(
-            self.index_path(team), "\n".join(kept).encode("utf-8"), action, group=group
-        )
-        return removed, [entry.id]
-
-    @_one_change
-    def remove(self, path: str | os.PathLike[str]) -> RemoveResult:
-        """Delete a memory file and every index line that links to it."""
-        target = self.resolve(path)
-        if target.name == "MEMORY.md":
-            raise UserInputError("refusing to delete an index; edit it instead")
-        if not target.is_file():
-            raise NotFoundError(f"no memory file {self.relative(target)}")
-        history = self.history
-        group = history.new_group()
-        ids = [history.delete(target, "delete", group=group).id]
-        team = self.locations.is_team_path(str(target))
-        removed, index_ids = self._remove_index_links({target}, team, group, "index-edit")
-        return RemoveResult(self.relative(target), removed, tuple(ids + index_ids))
-
-    @_one_change
-    def rename(
-        self, path: str | os.PathLike[str], new_path: str | os.PathLike[str]
-    ) -> RenameResult:
-        """Move a memory file within its scope and re-point index links to it."""
-        source = self.resolve(path)
-        dest = self.resolve(
-            new_path
-            if os.path.isabs(os.fspath(new_path)) or "/" in os.fspath(new_path)
-            else source.parent / os.fspath(new_path)
-        )
-        if not source.is_file():
-            raise NotFoundError(f"no memory file {self.relative(source)}")
-        if not dest.name.endswith(".md") or dest.name == "MEMORY.md":
-            raise UserInputError("the new name must be a .md file other than MEMORY.md")
-        if dest.exists():
-            raise UserInputError(f"{self.relative(dest)} already exists")
-        team = self.locations.is_team_path(str(source))
-        if team != self.locations.is_team_path(str(dest)):
-            raise UserInputError(
-                "renaming cannot move a memory between private and team; save it anew"
-            )
-        history = self.history
-        group = history.new_group()
-        data = read_bytes(source, MEMORY_FILE_LIMIT, "a memory file")
-        ids = [
-            history.write(
-                dest, data, "rename", note=f"from {self.relative(source)}", group=group
-            ).id
-        ]
-        ids.append(
-            history.delete(source, "rename", note=f"to {self.relative(dest)}", group=group).id
-        )
-        index_data, text = self._read_index(team)
-        updated_links = 0
-        if index_data is not None:
-            folder = self._index_folder(team)
-            new_link = os.path.relpath(dest, folder).replace(os.sep, "/")
-            lines = text.split("\n")
-            for i, line in enumerate(lines):
-                parsed = parse_index_line(line)
-                local = link_target_path(parsed.target) if parsed.target else None
-                if local and parsed.target and Path(os.path.normpath(folder / local)) == source:
-                    lines[i] = line.replace(f"]({parsed.target})", f"]({new_link})", 1)
-                    updated_links += 1
-            if updated_links:
-                ids.append(
-                    history.write(
-                        self.index_path(team),
-                        "\n".join(lines).encode("utf-8"),
-                        "index-edit",
-                        group=group,
-                    ).id
-                )
-        return RenameResult(self.relative(source), self.relative(dest), updated_links, tuple(ids))
-
-    # --- index fixes -------------------------------------------------------------------
-    # Each fix is planned first (the index text before and after, nothing written) so a front
-    # end can show the change and ask; applying a plan refuses if the index moved meanwhile.
-
-    def plan_index_fix(self, kind: str, team: bool = False) -> IndexFixPlan:
-        """What one fix (`dangling`, `orphans` or `long-lines`) would write, without writing."""
-        data, text = self._read_index(team)
-        if kind == "dangling":
-            after, count = self._without_dangling(text, team)
-        elif kind == "orphans":
-            after, count = self._with_orphans(text, team)
-        elif kind == "long-lines":
-            after, count = self._with_short_lines(text)
-        else:
-            raise UserInputError(f"unknown index fix {kind!r}")
-        if data is None and kind != "orphans":
-            after, count = text, 0  # no index: nothing to remove or shorten (orphans create it)
-        return IndexFixPlan(kind, team, str(self.index_path(team)), text, after, count)
-
-    @_one_change
-    def apply_index_fix(self, plan: IndexFixPlan) -> int:
-        """Write a planned fix; refused (ConflictError) if the index changed since the plan."""
-        if not plan.count:
-            return 0
-        _, current = self._read_index(plan.team)
-        if current != plan.before:
-            raise ConflictError(
-                f"{'team/' if plan.team else ''}MEMORY.md changed since the preview; "
-                "nothing was written (look at the change again)"
-            )
-        self.history.write(
-            self.index_path(plan.team),
-            plan.after.encode("utf-8"),
-            "index-fix",
-            note=plan.note,
-        )
-        return plan.count
-
-    def fix_remove_dangling(self, team: bool = False) -> int:
-        """Drop index lines whose link target does not exist; returns how many."""
-        return self.apply_index_fix(self.plan_index_fix("dangling", team))
-
-    def fix_index_orphans(self, team: bool = False) -> int:
-        """Add an index line for every memory file no line links to; returns how many."""
-        return self.apply_index_fix(self.plan_index_fix("orphans", team))
-
-    def fix_shorten_long_lines(self, team: bool = False) -> int:
-        """Shorten index lines over the limit to about 150 characters; returns how many."""
-        return self.apply_index_fix(self.plan_index_fix("long-lines", team))
-
-    def _without_dangling(self, text: str, team: bool) -> tuple[str, int]:
-        report = self.index(team, text=text)
-        folder = self._index_folder(team)
-        # A link whose target is missing is a local one, so it has a path.
-        missing = {
-            Path(os.path.normpath(folder / target))
-            for e in report.entries
-            if e.target_exists is False
-            and e.target is not None
-            and (target := link_target_path(e.target)) is not None
-        }
-        kept, removed = [], 0
-        for line in text.split("\n"):
-            parsed = parse_index_line(line)
-            local = link_target_path(parsed.target) if parsed.target else None
-            if local and Path(os.path.normpath(folder / local)) in missing:
-                removed += 1
-                continue
-            kept.append(line)
-        return "\n".join(kept), removed
-
-    def _with_orphans(self, text: str, team: bool) -> tuple[str, int]:
-        report = self.index(team, text=text)
-        for rel in report.orphans:
-            target = self.root / rel
-            analysis = self._analyse(str(target), target.stat())
-            line = self._index_line_for(
-                target, analysis.name or target.stem, analysis.description, team
-            )
-            text = self._with_index_line(text, target, line, team)
-        return text, len(report.orphans)
-
-    def _with_short_lines(self, text: str) -> tuple[str, int]:
-        lines = text.split("\n")
-        changed = 0
-        for i, line in enumerate(lines):
-            if js_len(line) <= INDEX_LINE_LIMIT:
-                continue
-            parsed = parse_index_line(line)
-            if parsed.target:
-                lines[i] = format_index_line(
-                    parsed.title or parsed.target, parsed.target, parsed.hook
-                )
-            else:
-                lines[i] = line[: INDEX_LINE_GUIDE - 1].rstrip() + "…"
-            changed += 1
-        return "\n".join(lines), changed
-
-
-def _same_bytes(path: Path, content: bytes) -> bool:
-    """True when `path` is a regular file holding exactly `content` (never waits on a pipe)."""
-    try:
-        return read_start(path, len(content) + 1)[0] == content
-    except OSError:
-        return False
