@@ -366,7 +366,9 @@ class MemoryTools:
                 index_bytes = None
             if index_bytes is not None:
                 before = index_bytes.decode("utf-8", "replace")
-                after = without_links(before, index.parent, target)
+                from workbench.engine.memories.index_edits import without_links
+
+                after, _ = without_links(before, {target}, index.parent)
                 if after != before:
                     proposals += queue.propose(
                         [_staged(str(index), index_bytes, after)],
@@ -541,17 +543,3 @@ def plan_save(
     line = store._index_line_for(target, name, hook or description, team)
     after = store._with_index_line(before, target, line, team)
     return SavePlan(str(target), content, str(store.index_path(team)), index_bytes, before, after)
-
-
-def without_links(index_text: str, folder: Path, target: Path) -> str:
-    """The index text without the lines that link to `target`."""
-    from workbench.engine.memories.index import link_target_path, parse_index_line
-
-    kept = []
-    for line in index_text.split("\n"):
-        parsed = parse_index_line(line)
-        local = link_target_path(parsed.target) if parsed.target else None
-        if local and Path(os.path.normpath(folder / local)) == target:
-            continue
-        kept.append(line)
-    return "\n".join(kept)
