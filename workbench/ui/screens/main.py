@@ -21,6 +21,7 @@ from textual.binding import BindingType
 from textual.color import Color
 from textual.containers import Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.widget import MountError, Widget
 from textual.widgets import ContentSwitcher, Input, Static, Tree
 
@@ -174,8 +175,16 @@ class MainScreen(MemoryActions):
     def highlighted_entry(self) -> MemoryEntry | None:
         """The memory under the tree's cursor: what the viewer shows and the memory verbs act
         on (None on a group row, or while the screen is being torn down)."""
-        trees = self.query(MemoryTree)
-        return trees.first().selected_entry if trees else None
+        tree = self._tree_if_mounted()
+        return tree.selected_entry if tree is not None else None
+
+    def _tree_if_mounted(self) -> MemoryTree | None:
+        # query_one stops at the first match, where a query walks the whole DOM (1 ms with
+        # every pane open): this runs for each binding the footer and the palette check.
+        try:
+            return self.query_one(MemoryTree)
+        except NoMatches:
+            return None
 
     def show_pane(self, pane_id: str, *, focus: bool | None = None) -> None:
         """Bring one pane to the front.
@@ -202,11 +211,17 @@ class MainScreen(MemoryActions):
 
     def pane(self, pane_id: str) -> Pane | None:
         """The pane widget, once it has been built."""
-        return next(iter(self.query(f"#{pane_id}-pane").results(Pane)), None)
+        try:
+            return self.query_one(f"#{pane_id}-pane", Pane)
+        except NoMatches:
+            return None
 
     async def built_pane(self, pane_id: str) -> Pane | None:
         """The pane widget, built now if it was still waiting in its slot."""
-        slot = next(iter(self.query(f"#slot-{pane_id}").results(PaneSlot)), None)
+        try:
+            slot: PaneSlot | None = self.query_one(f"#slot-{pane_id}", PaneSlot)
+        except NoMatches:
+            slot = None
         if slot is not None:
             return await slot.build()
         return self.pane(pane_id)
@@ -274,11 +289,10 @@ class MainScreen(MemoryActions):
         """Something always has the focus (and wears the ring): when the focused widget went
         away (hidden, removed) and no pane is about to take it, the tree does."""
         if self.focused is None and not self._focus_pending and self.is_current:
-            trees = self.query(MemoryTree)
             if self.sidebar_hidden:
                 self._focus_into(self.pane(self.active_pane))
-            elif trees:
-                self.set_focus(trees.first())
+            elif (tree := self._tree_if_mounted()) is not None:
+                self.set_focus(tree)
 
     def _paint_focus_ring(self) -> None:
         """The panes' border in the focus colour while the focus is in a pane.
