@@ -28,7 +28,7 @@ import shlex
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oracle import runner
 from oracle.checks.base import AGREE, DIFFER, ERROR, Case, Check, Outcome, scrub, tail
@@ -36,6 +36,9 @@ from oracle.extract import is_summary_request
 from oracle.firing import QUIET_TOOLS
 from oracle.releases import Release
 from tests.fakes.messages_api import RecordedRequest, ScriptedReply, usage_total
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SERVER = "memory-workbench"
 TOOL = f"mcp__{SERVER}__list_memories"
@@ -337,11 +340,9 @@ def _interactive_status_line(release: Release) -> dict[str, Any]:
                         os.write(fd, b"\r")
                         typed = True
                     if typed and any('"current_usage":{' in t.replace(" ", "") for t in texts):
-                        time.sleep(1.0)  # let the line it printed reach the screen
-                        try:
-                            screen += os.read(fd, 65536)
-                        except OSError:
-                            pass
+                        # Read on until a line the status line printed is drawn: on a loaded
+                        # machine that takes more than the moment it takes here.
+                        screen = _read_until_a_line_shows(fd, screen, inputs, started)
                         break
             finally:
                 os.kill(pid, signal.SIGKILL)
@@ -376,15 +377,45 @@ def _interactive_status_line(release: Release) -> dict[str, Any]:
                     "used": as_json.get("used"),
                 }
             )
-        plain = re.sub(
-            r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07", "", screen.decode("utf-8", "replace")
-        )
-        squeezed = re.sub(r"\s+", "", plain)
-        seen["screen_has_line"] = any(
-            p["line"] and re.sub(r"\s+", "", p["line"]) in squeezed for p in seen["payloads"]
-        )
+        lines = [p["line"] for p in seen["payloads"]]
+        seen["screen_has_line"] = _shows_one_of(screen, lines)
         seen["typed"] = typed
     return seen
+
+
+def _shows_one_of(screen: bytes, lines: list[str]) -> bool:
+    """Whether the terminal output draws one of `lines` (escapes and spacing aside)."""
+    plain = re.sub(
+        r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07", "", screen.decode("utf-8", "replace")
+    )
+    squeezed = re.sub(r"\s+", "", plain)
+    return any(line and re.sub(r"\s+", "", line) in squeezed for line in lines)
+
+
+def _read_until_a_line_shows(fd: int, screen: bytes, inputs: Path, started: float) -> bytes:
+    """Keep reading the terminal until the status line has answered every call it was sent
+    (each `call-*.json` has its `line-*.txt`) and the terminal draws one of those lines, or
+    the interactive bound runs out; the screen read so far. On a loaded machine both take
+    longer than the moment they take here."""
+    import select
+    import time
+
+    while time.monotonic() - started < INTERACTIVE_SECONDS:
+        calls = list(inputs.glob("call-*.json"))
+        answers = [
+            call.with_name(call.name.replace("call-", "line-")).with_suffix(".txt")
+            for call in calls
+        ]
+        printed = [p.read_text(encoding="utf-8").strip() if p.is_file() else "" for p in answers]
+        if all(printed) and _shows_one_of(screen, printed):
+            break
+        ready, _, _ = select.select([fd], [], [], 0.3)
+        if ready:
+            try:
+                screen += os.read(fd, 65536)
+            except OSError:
+                break
+    return screen
 
 
 def shutil_which(name: str, env: dict[str, str]) -> str:
