@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.context.jsonl import parse_line
-from workbench.engine.context.tokens import token_count_with_estimation
-from workbench.engine.context.transcript import (
-    Entry,
-    Transcript,
+from workbench.engine.context.titles import (
     iso_timestamp,
     last_version,
     pick_title,
     slash_command,
     typed_prompt,
 )
+from workbench.engine.context.tokens import token_count_with_estimation
+from workbench.engine.context.transcript import Entry, Transcript
 from workbench.engine.jsutil import js_iso
 from workbench.engine.records import Record
 from workbench.engine.userfiles import iter_lines, open_stream

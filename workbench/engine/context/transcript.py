@@ -4,22 +4,27 @@ Every entry type is kept (raw dict available); unknown types and broken lines ar
 never fatal, and a half-written last line is expected. On top of the raw entries this module
 knows the conversation rules of spec 04 §11 and the appendix: streaming records that share
 `message.id`, sidechains, compact boundaries and the messages after the last one, preserved
-segments and their relinks, and trusted session titles. The session list of a project, built
-on this model, is `session_list.py`.
+segments and their relinks, and trusted session titles (the title and prompt rules are in
+`titles.py`). The session list of a project, built on this model, is `session_list.py`.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from workbench.engine.context.jsonl import parse_line, split_lines
+from workbench.engine.context.titles import (
+    iso_timestamp,
+    last_version,
+    pick_title,
+    slash_command,
+    typed_prompt,
+)
 from workbench.engine.context.tokens import (
     assistant_message_id,
     content_blocks,
@@ -31,7 +36,6 @@ from workbench.engine.context.tokens import (
     token_usage,
 )
 from workbench.engine.errors import NotFoundError, UserInputError
-from workbench.engine.jsutil import js_iso
 from workbench.engine.profiles.records import ALL_RECORD_TYPES
 from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.records import Record, replace
@@ -694,145 +698,6 @@ class Transcript:
             if entry.uuid == uuid:
                 return index
         return None
-
-
-# Texts Claude Code writes as user messages itself: never a session's title.
-HARNESS_USER_TEXTS = frozenset(
-    {"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
-)
-_COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
-_COMMAND_ARGS = re.compile(r"<command-args>([\s\S]*?)</command-args>")
-
-
-def _first_text(entry: Entry) -> str | None:
-    content = entry.content
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [b.get("text") for b in entry.blocks if b.get("type") == "text"]
-        return next((t for t in texts if isinstance(t, str)), None)
-    return None
-
-
-def is_title_text(text: str | None) -> bool:
-    """Text that can name a session: not empty, not a marker Claude Code writes itself."""
-    return bool(text and text.strip() and text.strip() not in HARNESS_USER_TEXTS)
-
-
-def typed_prompt(entry: Entry) -> str | None:
-    """The text of a prompt the user typed, or None for anything else (injected text, a
-    command wrapper, Claude Code's own interruption marker)."""
-    if entry.type != "user" or entry.is_meta or entry.is_compact_summary:
-        return None
-    text = _first_text(entry)
-    if text and not text.lstrip().startswith("<") and is_title_text(text):
-        return text.strip()
-    return None
-
-
-def slash_command(entry: Entry) -> str | None:
-    """`/name args` of a slash command the user typed (its `<command-name>` wrapper)."""
-    if entry.type != "user" or entry.is_compact_summary:
-        return None
-    text = _first_text(entry)
-    if not text or "<command-name>" not in text:
-        return None
-    match = _COMMAND_NAME.search(text)
-    if match is None:
-        return None
-    name = match.group(1)
-    name = name if name.startswith("/") else "/" + name
-    args = _COMMAND_ARGS.search(text)
-    extra = " ".join(args.group(1).split()) if args else ""
-    return f"{name} {extra}".strip()
-
-
-def last_version(entries: Iterable[Entry]) -> str | None:
-    """The `version` of the last entry that has one (the release that wrote last)."""
-    from workbench.engine.profiles import parse_version
-
-    for entry in reversed(list(entries)):
-        value = entry.raw.get("version")
-        if isinstance(value, str) and parse_version(value) is not None:
-            return value.strip()
-    return None
-
-
-def iso_timestamp(value: Any) -> str | None:
-    """A transcript timestamp as ISO 8601 UTC with milliseconds (`toISOString`), or None
-    when it cannot be read as a time: ISO text with any offset (UTC when none), epoch
-    seconds or milliseconds (numbers or digit strings), or an RFC 2822 date."""
-    from datetime import UTC, datetime
-
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        number = float(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        if re.fullmatch(r"\d{9,14}(?:\.\d+)?", text):
-            number = float(text)
-        else:
-            return _iso_from_text(text)
-    else:
-        return None
-    if not math.isfinite(number) or number <= 0:
-        return None
-    ms = number if number >= 1e11 else number * 1000  # seconds before ~5138, else ms
-    try:
-        datetime.fromtimestamp(ms / 1000, tz=UTC)  # in the range a date can show
-    except (OverflowError, OSError, ValueError):
-        return None
-    return js_iso(ms)
-
-
-def _iso_from_text(text: str) -> str | None:
-    from datetime import UTC, datetime
-    from email.utils import parsedate_to_datetime
-
-    stamp = None
-    try:
-        stamp = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        try:
-            stamp = parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            return None
-    if stamp is None:
-        return None
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
-    try:
-        return js_iso(stamp.timestamp() * 1000)
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def pick_title(
-    entries: Iterable[Entry], known_uuids: Container[str] | None, first_prompt: str | None
-) -> str | None:
-    """Custom title, AI title, a trusted summary, the last prompt, else the first prompt.
-
-    A summary is trusted when its `leafUuid` is in `known_uuids` (None trusts them all).
-    """
-    custom = ai = summary = last_prompt = None
-    for entry in entries:
-        kind = entry.type
-        if kind == "custom-title":
-            custom = _str(entry.raw.get("customTitle")) or custom
-        elif kind == "ai-title":
-            ai = _str(entry.raw.get("aiTitle")) or ai
-        elif kind == "summary" and (
-            known_uuids is None or entry.raw.get("leafUuid") in known_uuids
-        ):
-            summary = _str(entry.raw.get("summary")) or summary
-        elif kind == "last-prompt":
-            last_prompt = _str(entry.raw.get("lastPrompt")) or last_prompt
-    choices = (custom, ai, summary, last_prompt, first_prompt)
-    chosen = next((c for c in choices if is_title_text(c)), None)
-    return " ".join(chosen.split())[:200] if chosen else None
 
 
 class PreservedSegment(Record):
