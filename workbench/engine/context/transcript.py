@@ -4,8 +4,9 @@ Every entry type is kept (raw dict available); unknown types and broken lines ar
 never fatal, and a half-written last line is expected. On top of the raw entries this module
 knows the conversation rules of spec 04 §11 and the appendix: streaming records that share
 `message.id`, sidechains, compact boundaries and the messages after the last one, preserved
-segments and their relinks, and trusted session titles (the title and prompt rules are in
-`titles.py`). The session list of a project, built on this model, is `session_list.py`.
+segments and their relinks (`preserved_segment.py`), and trusted session titles (the title
+and prompt rules are in `titles.py`). The session list of a project, built on this model, is
+`session_list.py`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engine.context.jsonl import parse_line, split_lines
+from workbench.engine.context.preserved_segment import (
+    PreservedSegment,
+    preserved_segment_relink,
+)
 from workbench.engine.context.titles import (
     iso_timestamp,
     last_version,
@@ -49,12 +54,6 @@ KNOWN_TYPES = MESSAGE_TYPES | ALL_RECORD_TYPES
 """Every record type a profiled release writes (spec 04 §11.2 plus what 2.1.332 added)."""
 # Claude Code reads at most this much of a transcript when resuming (MAX_TRANSCRIPT_READ_BYTES).
 MAX_TRANSCRIPT_READ_BYTES = 50 * 1024 * 1024
-_USAGE_FIELDS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-)
 
 
 class Entry:
@@ -71,6 +70,12 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry(line={self.line}, type={self.type!r}, uuid={self.uuid!r})"
+
+    def with_message(self, message: Mapping[str, Any]) -> Entry:
+        """A copy carrying `message` in place of its own; the raw dict is copied, not changed."""
+        raw = dict(self.raw)
+        raw["message"] = message
+        return Entry(raw, self.line, self.offset)
 
     @property
     def type(self) -> str:
@@ -698,83 +703,6 @@ class Transcript:
             if entry.uuid == uuid:
                 return index
         return None
-
-
-class PreservedSegment(Record):
-    """A partial compaction's kept messages and whether Claude Code would relink them."""
-
-    status: str
-    """`live` (relinked on load), `broken` (head not reachable: the full history loads) or
-    `stale` (a later boundary without a segment superseded it)."""
-    head_uuid: str | None
-    anchor_uuid: str | None
-    tail_uuid: str | None
-    messages: tuple[Entry, ...] = ()
-    """Head to tail, with assistant usage zeroed as Claude Code does on load."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "head_uuid": self.head_uuid,
-            "anchor_uuid": self.anchor_uuid,
-            "tail_uuid": self.tail_uuid,
-            "messages": len(self.messages),
-        }
-
-
-def preserved_segment_relink(
-    messages: Sequence[Entry], by_uuid: Mapping[str, Entry], last_boundary: int | None
-) -> PreservedSegment | None:
-    """`applyPreservedSegmentRelinks`: walk tail → head through `parentUuid` and zero usage."""
-    if last_boundary is None:
-        return None
-    segment_boundary = None
-    for index in range(last_boundary, -1, -1):
-        entry = messages[index]
-        if entry.is_compact_boundary and isinstance(
-            entry.compact_metadata.get("preservedSegment"), Mapping
-        ):
-            segment_boundary = index
-            break
-    if segment_boundary is None:
-        return None
-    meta = messages[segment_boundary].compact_metadata["preservedSegment"]
-    head, anchor, tail = (
-        _str(meta.get("headUuid")),
-        _str(meta.get("anchorUuid")),
-        _str(meta.get("tailUuid")),
-    )
-    if segment_boundary != last_boundary:
-        return PreservedSegment("stale", head, anchor, tail)
-    chain: list[Entry] = []
-    current = by_uuid.get(tail) if tail else None
-    seen: set[str] = set()
-    while current is not None and current.uuid not in seen:
-        seen.add(current.uuid or "")
-        if current.type in MESSAGE_TYPES:
-            chain.append(current)
-        if current.uuid == head:
-            break
-        parent = current.parent_uuid
-        current = by_uuid.get(parent) if parent else None
-    if not chain or chain[-1].uuid != head:
-        return PreservedSegment("broken", head, anchor, tail)
-    chain.reverse()
-    return PreservedSegment("live", head, anchor, tail, tuple(_zero_usage(e) for e in chain))
-
-
-def _zero_usage(entry: Entry) -> Entry:
-    # Zeroed usage stops an immediate re-compaction after resume; copy, never mutate.
-    if entry.type != "assistant" or not isinstance(entry.message.get("usage"), Mapping):
-        return entry
-    usage = dict(entry.message["usage"])
-    for name in _USAGE_FIELDS:
-        usage[name] = 0
-    message = dict(entry.message)
-    message["usage"] = usage
-    raw = dict(entry.raw)
-    raw["message"] = message
-    return Entry(raw, entry.line, entry.offset)
 
 
 # --- helpers --------------------------------------------------------------------------------
