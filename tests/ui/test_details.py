@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import OptionList, Static
 
 from tests.ui.conftest import Toasts, settle, type_text, wait_until
-from workbench.engine.context.transcript import SessionInfo
+from workbench.engine.context.session_list import SessionInfo
 from workbench.ui.messages import ChangeApplied, ChangeOutcome, DocumentLoaded
 from workbench.ui.panes.index import IndexPane
 from workbench.ui.panes.memory import MemoryPane

@@ -291,12 +291,12 @@ def test_sniff_type_only_answers_when_sure():
 
 
 def test_quick_session_info_matches_the_full_one(shared_transcripts, monkeypatch):
-    import workbench.engine.context.transcript as transcript_module
+    import workbench.engine.context.session_list as session_list_module
 
     path = next((shared_transcripts / "spotter").glob("*.jsonl"))
-    full = transcript_module.session_info(path).to_json()
-    monkeypatch.setattr(transcript_module, "QUICK_INFO_BYTES", 0)
-    quick = transcript_module.session_info(path).to_json()
+    full = session_list_module.session_info(path).to_json()
+    monkeypatch.setattr(session_list_module, "QUICK_INFO_BYTES", 0)
+    quick = session_list_module.session_info(path).to_json()
     for key in ("messages", "title", "model", "context_tokens", "compactions", "last_timestamp"):
         assert quick[key] == full[key], key
 

@@ -10,13 +10,9 @@ from pathlib import Path
 import pytest
 
 from workbench.devtools.synth import SessionBuilder
+from workbench.engine.context.session_list import list_sessions, session_info
 from workbench.engine.context.tokens import token_count_with_estimation
-from workbench.engine.context.transcript import (
-    Transcript,
-    list_sessions,
-    parse_entries,
-    session_info,
-)
+from workbench.engine.context.transcript import Transcript, parse_entries
 from workbench.engine.errors import NotFoundError, UserInputError
 
 

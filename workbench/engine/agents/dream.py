@@ -233,7 +233,7 @@ def sessions_since(
     transcripts_dir: str, since_ms: float, *, current_session: str | None = None
 ) -> list[str]:
     """Sessions (`<uuid>.jsonl`) modified after `since_ms`, newest first, minus the current."""
-    from workbench.engine.context.transcript import session_files
+    from workbench.engine.context.session_list import session_files
 
     out = []
     for path in session_files(transcripts_dir):

@@ -186,7 +186,7 @@ def resolve_target(
     if session is None and transcript is not None:
         session = Path(transcript).stem
     if session is None:
-        from workbench.engine.context.transcript import session_files
+        from workbench.engine.context.session_list import session_files
 
         files = session_files(locations.transcripts_dir)
         if not files:

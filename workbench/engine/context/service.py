@@ -24,10 +24,11 @@ if TYPE_CHECKING:
     from workbench.engine.context.gauge import GaugeReport
     from workbench.engine.context.replay import ReplayReport
     from workbench.engine.context.session_history import SessionHistory
+    from workbench.engine.context.session_list import SessionInfo
     from workbench.engine.context.session_memory import SessionMemoryReport
     from workbench.engine.context.session_model import SessionModel
     from workbench.engine.context.statusline import StatusFigures
-    from workbench.engine.context.transcript import SessionInfo, Transcript
+    from workbench.engine.context.transcript import Transcript
     from workbench.engine.context.views import GaugeView, SessionNotes
     from workbench.engine.engine import Engine
     from workbench.engine.profiles import BehaviourProfile
@@ -138,7 +139,7 @@ class ContextService:
 
     def sessions(self) -> list[SessionInfo]:
         """The project's sessions, newest first (unchanged files are not re-read)."""
-        from workbench.engine.context.transcript import session_files, session_info
+        from workbench.engine.context.session_list import session_files, session_info
 
         out: list[SessionInfo] = []
         for path in session_files(self.transcripts_dir):
@@ -158,8 +159,6 @@ class ContextService:
         self, transcript: str | None = None, *, session: str | None = None, latest: bool = False
     ) -> Path:
         """A transcript path from a path, a session id (or unique prefix), or the newest."""
-        from workbench.engine.context.transcript import session_files
-
         if transcript:
             candidate = Path(transcript).expanduser()
             if candidate.exists():
@@ -167,6 +166,9 @@ class ContextService:
             if os.sep in transcript or transcript.endswith(".jsonl"):
                 raise NotFoundError(f"no transcript at {transcript}")
             session = transcript  # a bare name: treat it as a session id
+        # Imported here: a path (the status line's case) needs no session list.
+        from workbench.engine.context.session_list import session_files
+
         files = session_files(self.transcripts_dir)
         if session:
             if "/" in session or session in (".", ".."):

@@ -215,7 +215,7 @@ def _load_cache(path: Path) -> dict[str, Any]:
 def build_history(service: ContextService, *, cache: bool = True) -> SessionHistory:
     """Summaries of every session of the project, from the cache where nothing changed."""
     from workbench.engine.atomic import atomic_write_text
-    from workbench.engine.context.transcript import session_files
+    from workbench.engine.context.session_list import session_files
     from workbench.engine.errors import WorkbenchError
 
     store = cache_file(service) if cache else None

@@ -23,13 +23,9 @@ from typing import Any
 
 from workbench.engine.context.gc_pause import collection_paused
 from workbench.engine.context.jsonl import parse_line
+from workbench.engine.context.preserved_segment import preserved_segment_relink
 from workbench.engine.context.session_memory import TriggerReport, TriggerScan
-from workbench.engine.context.transcript import (
-    MESSAGE_TYPES,
-    Entry,
-    Transcript,
-    preserved_segment_relink,
-)
+from workbench.engine.context.transcript import MESSAGE_TYPES, Entry, Transcript
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.userfiles import TRANSCRIPT_LINE_LIMIT, open_stream, skip_rest_of_line

@@ -4,21 +4,32 @@ Every entry type is kept (raw dict available); unknown types and broken lines ar
 never fatal, and a half-written last line is expected. On top of the raw entries this module
 knows the conversation rules of spec 04 §11 and the appendix: streaming records that share
 `message.id`, sidechains, compact boundaries and the messages after the last one, preserved
-segments and their relinks, trusted session titles, and the session list of a project.
+segments and their relinks (`preserved_segment.py`), and trusted session titles (the title
+and prompt rules are in `titles.py`). The session list of a project, built on this model, is
+`session_list.py`.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.engine.context.jsonl import parse_line, split_lines
+from workbench.engine.context.preserved_segment import (
+    PreservedSegment,
+    preserved_segment_relink,
+)
+from workbench.engine.context.titles import (
+    iso_timestamp,
+    last_version,
+    pick_title,
+    slash_command,
+    typed_prompt,
+)
 from workbench.engine.context.tokens import (
     assistant_message_id,
     content_blocks,
@@ -30,11 +41,10 @@ from workbench.engine.context.tokens import (
     token_usage,
 )
 from workbench.engine.errors import NotFoundError, UserInputError
-from workbench.engine.jsutil import js_iso
 from workbench.engine.profiles.records import ALL_RECORD_TYPES
 from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.records import Record, replace
-from workbench.engine.userfiles import iter_lines, open_stream
+from workbench.engine.userfiles import open_stream
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -44,12 +54,6 @@ KNOWN_TYPES = MESSAGE_TYPES | ALL_RECORD_TYPES
 """Every record type a profiled release writes (spec 04 §11.2 plus what 2.1.332 added)."""
 # Claude Code reads at most this much of a transcript when resuming (MAX_TRANSCRIPT_READ_BYTES).
 MAX_TRANSCRIPT_READ_BYTES = 50 * 1024 * 1024
-_USAGE_FIELDS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-)
 
 
 class Entry:
@@ -66,6 +70,12 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry(line={self.line}, type={self.type!r}, uuid={self.uuid!r})"
+
+    def with_message(self, message: Mapping[str, Any]) -> Entry:
+        """A copy carrying `message` in place of its own; the raw dict is copied, not changed."""
+        raw = dict(self.raw)
+        raw["message"] = message
+        return Entry(raw, self.line, self.offset)
 
     @property
     def type(self) -> str:
@@ -695,403 +705,11 @@ class Transcript:
         return None
 
 
-# Texts Claude Code writes as user messages itself: never a session's title.
-HARNESS_USER_TEXTS = frozenset(
-    {"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
-)
-_COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
-_COMMAND_ARGS = re.compile(r"<command-args>([\s\S]*?)</command-args>")
-
-
-def _first_text(entry: Entry) -> str | None:
-    content = entry.content
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [b.get("text") for b in entry.blocks if b.get("type") == "text"]
-        return next((t for t in texts if isinstance(t, str)), None)
-    return None
-
-
-def is_title_text(text: str | None) -> bool:
-    """Text that can name a session: not empty, not a marker Claude Code writes itself."""
-    return bool(text and text.strip() and text.strip() not in HARNESS_USER_TEXTS)
-
-
-def typed_prompt(entry: Entry) -> str | None:
-    """The text of a prompt the user typed, or None for anything else (injected text, a
-    command wrapper, Claude Code's own interruption marker)."""
-    if entry.type != "user" or entry.is_meta or entry.is_compact_summary:
-        return None
-    text = _first_text(entry)
-    if text and not text.lstrip().startswith("<") and is_title_text(text):
-        return text.strip()
-    return None
-
-
-def slash_command(entry: Entry) -> str | None:
-    """`/name args` of a slash command the user typed (its `<command-name>` wrapper)."""
-    if entry.type != "user" or entry.is_compact_summary:
-        return None
-    text = _first_text(entry)
-    if not text or "<command-name>" not in text:
-        return None
-    match = _COMMAND_NAME.search(text)
-    if match is None:
-        return None
-    name = match.group(1)
-    name = name if name.startswith("/") else "/" + name
-    args = _COMMAND_ARGS.search(text)
-    extra = " ".join(args.group(1).split()) if args else ""
-    return f"{name} {extra}".strip()
-
-
-def last_version(entries: Iterable[Entry]) -> str | None:
-    """The `version` of the last entry that has one (the release that wrote last)."""
-    from workbench.engine.profiles import parse_version
-
-    for entry in reversed(list(entries)):
-        value = entry.raw.get("version")
-        if isinstance(value, str) and parse_version(value) is not None:
-            return value.strip()
-    return None
-
-
-def iso_timestamp(value: Any) -> str | None:
-    """A transcript timestamp as ISO 8601 UTC with milliseconds (`toISOString`), or None
-    when it cannot be read as a time: ISO text with any offset (UTC when none), epoch
-    seconds or milliseconds (numbers or digit strings), or an RFC 2822 date."""
-    from datetime import UTC, datetime
-
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        number = float(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        if re.fullmatch(r"\d{9,14}(?:\.\d+)?", text):
-            number = float(text)
-        else:
-            return _iso_from_text(text)
-    else:
-        return None
-    if not math.isfinite(number) or number <= 0:
-        return None
-    ms = number if number >= 1e11 else number * 1000  # seconds before ~5138, else ms
-    try:
-        datetime.fromtimestamp(ms / 1000, tz=UTC)  # in the range a date can show
-    except (OverflowError, OSError, ValueError):
-        return None
-    return js_iso(ms)
-
-
-def _iso_from_text(text: str) -> str | None:
-    from datetime import UTC, datetime
-    from email.utils import parsedate_to_datetime
-
-    stamp = None
-    try:
-        stamp = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        try:
-            stamp = parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            return None
-    if stamp is None:
-        return None
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
-    try:
-        return js_iso(stamp.timestamp() * 1000)
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def pick_title(
-    entries: Iterable[Entry], known_uuids: Container[str] | None, first_prompt: str | None
-) -> str | None:
-    """Custom title, AI title, a trusted summary, the last prompt, else the first prompt.
-
-    A summary is trusted when its `leafUuid` is in `known_uuids` (None trusts them all).
-    """
-    custom = ai = summary = last_prompt = None
-    for entry in entries:
-        kind = entry.type
-        if kind == "custom-title":
-            custom = _str(entry.raw.get("customTitle")) or custom
-        elif kind == "ai-title":
-            ai = _str(entry.raw.get("aiTitle")) or ai
-        elif kind == "summary" and (
-            known_uuids is None or entry.raw.get("leafUuid") in known_uuids
-        ):
-            summary = _str(entry.raw.get("summary")) or summary
-        elif kind == "last-prompt":
-            last_prompt = _str(entry.raw.get("lastPrompt")) or last_prompt
-    choices = (custom, ai, summary, last_prompt, first_prompt)
-    chosen = next((c for c in choices if is_title_text(c)), None)
-    return " ".join(chosen.split())[:200] if chosen else None
-
-
-class PreservedSegment(Record):
-    """A partial compaction's kept messages and whether Claude Code would relink them."""
-
-    status: str
-    """`live` (relinked on load), `broken` (head not reachable: the full history loads) or
-    `stale` (a later boundary without a segment superseded it)."""
-    head_uuid: str | None
-    anchor_uuid: str | None
-    tail_uuid: str | None
-    messages: tuple[Entry, ...] = ()
-    """Head to tail, with assistant usage zeroed as Claude Code does on load."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "head_uuid": self.head_uuid,
-            "anchor_uuid": self.anchor_uuid,
-            "tail_uuid": self.tail_uuid,
-            "messages": len(self.messages),
-        }
-
-
-def preserved_segment_relink(
-    messages: Sequence[Entry], by_uuid: Mapping[str, Entry], last_boundary: int | None
-) -> PreservedSegment | None:
-    """`applyPreservedSegmentRelinks`: walk tail → head through `parentUuid` and zero usage."""
-    if last_boundary is None:
-        return None
-    segment_boundary = None
-    for index in range(last_boundary, -1, -1):
-        entry = messages[index]
-        if entry.is_compact_boundary and isinstance(
-            entry.compact_metadata.get("preservedSegment"), Mapping
-        ):
-            segment_boundary = index
-            break
-    if segment_boundary is None:
-        return None
-    meta = messages[segment_boundary].compact_metadata["preservedSegment"]
-    head, anchor, tail = (
-        _str(meta.get("headUuid")),
-        _str(meta.get("anchorUuid")),
-        _str(meta.get("tailUuid")),
-    )
-    if segment_boundary != last_boundary:
-        return PreservedSegment("stale", head, anchor, tail)
-    chain: list[Entry] = []
-    current = by_uuid.get(tail) if tail else None
-    seen: set[str] = set()
-    while current is not None and current.uuid not in seen:
-        seen.add(current.uuid or "")
-        if current.type in MESSAGE_TYPES:
-            chain.append(current)
-        if current.uuid == head:
-            break
-        parent = current.parent_uuid
-        current = by_uuid.get(parent) if parent else None
-    if not chain or chain[-1].uuid != head:
-        return PreservedSegment("broken", head, anchor, tail)
-    chain.reverse()
-    return PreservedSegment("live", head, anchor, tail, tuple(_zero_usage(e) for e in chain))
-
-
-def _zero_usage(entry: Entry) -> Entry:
-    # Zeroed usage stops an immediate re-compaction after resume; copy, never mutate.
-    if entry.type != "assistant" or not isinstance(entry.message.get("usage"), Mapping):
-        return entry
-    usage = dict(entry.message["usage"])
-    for name in _USAGE_FIELDS:
-        usage[name] = 0
-    message = dict(entry.message)
-    message["usage"] = usage
-    raw = dict(entry.raw)
-    raw["message"] = message
-    return Entry(raw, entry.line, entry.offset)
-
-
-# --- the session list -----------------------------------------------------------------------
-
-
-class SessionInfo(Record):
-    """One session of a project, as `workbench transcripts` lists it."""
-
-    session_id: str
-    path: str
-    size_bytes: int
-    mtime: str
-    messages: int
-    first_timestamp: str | None
-    last_timestamp: str | None
-    title: str | None
-    model: str | None
-    context_tokens: int
-    compactions: int
-    broken_lines: int = 0
-    has_session_memory: bool = False
-    subagent_transcripts: int = 0
-    claude_version: str | None = None
-    """The Claude Code release that wrote the session (its last `version` field)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "path": self.path,
-            "size_bytes": self.size_bytes,
-            "mtime": self.mtime,
-            "messages": self.messages,
-            "first_timestamp": self.first_timestamp,
-            "last_timestamp": self.last_timestamp,
-            "title": self.title,
-            "model": self.model,
-            "context_tokens": self.context_tokens,
-            "compactions": self.compactions,
-            "broken_lines": self.broken_lines,
-            "has_session_memory": self.has_session_memory,
-            "subagent_transcripts": self.subagent_transcripts,
-            "claude_version": self.claude_version,
-        }
-
-
-def session_files(transcripts_dir: str | os.PathLike[str]) -> list[Path]:
-    """The project's `<session>.jsonl` files, newest first."""
-    folder = Path(transcripts_dir)
-    try:
-        files = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return sorted(files, key=_mtime, reverse=True)
-
-
-# Above this size the session list samples a file instead of parsing all of it.
-QUICK_INFO_BYTES = 16 * 1024 * 1024
-
-
-def session_info(path: str | os.PathLike[str]) -> SessionInfo:
-    """Read one transcript and summarise it for the session list."""
-    target = Path(path)
-    stat = target.stat()
-    session_dir = target.with_suffix("")
-    subagents = session_dir / "subagents"
-    extras: _SessionExtras = {
-        "has_session_memory": (session_dir / "session-memory" / "summary.md").is_file(),
-        "subagent_transcripts": sum(1 for _ in subagents.rglob("agent-*.jsonl"))
-        if subagents.is_dir()
-        else 0,
-    }
-    if stat.st_size > QUICK_INFO_BYTES:
-        return _quick_session_info(target, stat, extras)
-    transcript = Transcript.load(target)
-    return SessionInfo(
-        session_id=transcript.session_id,
-        path=str(target),
-        size_bytes=stat.st_size,
-        mtime=js_iso(stat.st_mtime * 1000),
-        messages=sum(1 for e in transcript.messages if e.type in ("user", "assistant")),
-        first_timestamp=transcript.first_timestamp,
-        last_timestamp=transcript.last_timestamp,
-        title=transcript.title,
-        model=transcript.model,
-        context_tokens=transcript.context_tokens(),
-        compactions=len(transcript.compactions),
-        broken_lines=transcript.stats.broken_lines,
-        claude_version=transcript.version,
-        **extras,
-    )
-
-
-_TITLE_TYPES = frozenset({b"custom-title", b"ai-title", b"summary", b"last-prompt"})
-
-
-if TYPE_CHECKING:  # a TypedDict class evaluates its annotations: a millisecond per status line
-    from typing import TypedDict
-
-    class _SessionExtras(TypedDict):
-        """The session-list facts read beside the transcript (its folder), not from it."""
-
-        has_session_memory: bool
-        subagent_transcripts: int
-
-
-def _quick_session_info(target: Path, stat: os.stat_result, extras: _SessionExtras) -> SessionInfo:
-    """The session-list facts of a big file: the gauge's tail read for the context and model,
-    and one pass that parses only title lines and the first prompt. Message counts come from
-    the lines' type keys; broken lines are not counted here."""
-    from workbench.engine.context.gauge import read_gauge_tail
-    from workbench.engine.context.jsonl import sniff_type
-
-    tail = read_gauge_tail(target)
-    messages = 0
-    first_stamp: str | None = None
-    titles: list[Entry] = []
-    first_prompt: str | None = None
-    first_command: str | None = None
-    with open_stream(target, buffering=1 << 20) as handle:
-        for line in iter_lines(handle):
-            kind = sniff_type(line)
-            if kind in _TITLE_TYPES:
-                raw = parse_line(line)
-                if raw is not None:
-                    titles.append(Entry(raw))
-                continue
-            # Assistant lines name their type after the message, so the sniff cannot see it.
-            is_message = kind == b"user" if kind is not None else b'"type":"assistant"' in line
-            if not is_message or b'"isSidechain":true' in line[:400]:
-                continue
-            messages += 1
-            if first_stamp is None or (first_prompt is None and kind == b"user"):
-                raw = parse_line(line)
-                if raw is not None:
-                    entry = Entry(raw)
-                    first_stamp = first_stamp or iso_timestamp(raw.get("timestamp"))
-                    first_prompt = first_prompt or typed_prompt(entry)
-                    first_command = first_command or slash_command(entry)
-    stamps = (iso_timestamp(e.raw.get("timestamp")) for e in reversed(tail.messages))
-    last_stamp = next((stamp for stamp in stamps if stamp), None)
-    return SessionInfo(
-        session_id=target.stem,
-        path=str(target),
-        size_bytes=stat.st_size,
-        mtime=js_iso(stat.st_mtime * 1000),
-        messages=messages,
-        first_timestamp=first_stamp,
-        last_timestamp=last_stamp,
-        # Summary leaves could be anywhere in a big file: trust them, as the resume picker does.
-        title=pick_title(titles, None, first_prompt or first_command),
-        model=tail.model,
-        context_tokens=token_count_with_estimation(tail.messages),
-        compactions=len(tail.compactions),
-        broken_lines=tail.broken_lines,
-        claude_version=last_version(tail.messages),
-        **extras,
-    )
-
-
-def list_sessions(transcripts_dir: str | os.PathLike[str]) -> list[SessionInfo]:
-    """Every session of a project, newest first."""
-    return [session_info(path) for path in session_files(transcripts_dir)]
-
-
-def iter_subagent_files(transcript_path: str | os.PathLike[str]) -> Iterator[Path]:
-    """`<session>/subagents/**/agent-*.jsonl` beside a main transcript."""
-    folder = Path(transcript_path).with_suffix("") / "subagents"
-    if folder.is_dir():
-        yield from sorted(folder.rglob("agent-*.jsonl"))
-
-
 # --- helpers --------------------------------------------------------------------------------
 
 
 def _with(stats: ReadStats, **changes: Any) -> ReadStats:
     return replace(stats, **changes)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 def _output(usage: Mapping[str, Any]) -> int:

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from workbench.engine.context.gauge import GaugeReport
     from workbench.engine.context.replay import ReplayReport
     from workbench.engine.context.service import TokenMeasurements
+    from workbench.engine.context.session_list import SessionInfo
     from workbench.engine.context.session_memory import SessionMemoryReport
-    from workbench.engine.context.transcript import SessionInfo
 
 # Claude Code's session-memory limits and trigger: the Session pane shows them.
 MAX_SECTION_LENGTH = 2_000

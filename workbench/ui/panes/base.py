@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from workbench.config import Settings
     from workbench.engine import Engine
-    from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.session_list import SessionInfo
 
 T = TypeVar("T")
 

@@ -59,7 +59,7 @@ from workbench.ui.widgets.split_bar import SplitBar
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction_log import CompactionRecord
-    from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.session_list import SessionInfo
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(

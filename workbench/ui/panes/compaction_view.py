@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction.survival import SurvivalItem, SurvivalReport
     from workbench.engine.context.compaction_log import CompactionRecord
-    from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.session_list import SessionInfo
 
 
 SUMMARISED = "$warning"

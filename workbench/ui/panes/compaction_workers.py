@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from workbench.engine import Engine
     from workbench.engine.context.compaction.preview import CompactPreview
     from workbench.engine.context.compaction_log import CompactionRecord
-    from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.session_list import SessionInfo
     from workbench.engine.progress import Progress
     from workbench.ui.panes.compaction_summary import SummaryChoice
 

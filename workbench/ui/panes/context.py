@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from workbench.engine.context.attribution_models import AttributionReport
     from workbench.engine.context.session_history import SessionHistory
-    from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.session_list import SessionInfo
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(

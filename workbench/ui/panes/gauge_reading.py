@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from workbench.engine.context.gauge import GaugeReport
     from workbench.engine.context.replay import ReplayReport
     from workbench.engine.context.service import TokenMeasurements
-    from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.session_list import SessionInfo
     from workbench.engine.progress import Progress
     from workbench.ui.widgets.context_plot import PlotSeries
 

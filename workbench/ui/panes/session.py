@@ -33,7 +33,7 @@ from workbench.ui.panes.session_view import (
 from workbench.ui.widgets.session_notes import SectionBars, TriggerTimeline
 
 if TYPE_CHECKING:
-    from workbench.engine.context.transcript import SessionInfo
+    from workbench.engine.context.session_list import SessionInfo
     from workbench.engine.context.views import SessionNotes
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (

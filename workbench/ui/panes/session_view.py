@@ -17,8 +17,8 @@ from workbench.engine.context.views import (
 from workbench.engine.models import format_file_size
 
 if TYPE_CHECKING:
+    from workbench.engine.context.session_list import SessionInfo
     from workbench.engine.context.session_memory import SessionMemoryReport, TriggerReport
-    from workbench.engine.context.transcript import SessionInfo
     from workbench.engine.context.views import SessionNotes
 
 
