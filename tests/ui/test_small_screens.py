@@ -74,3 +74,30 @@ async def test_f2_collapses_the_sidebar_and_escape_brings_the_tree_back(
         await pilot.press("escape")
         await settle(app, pilot)
         assert screen.query_one("#sidebar").display and app.focused is screen.memory_tree
+
+
+# Wide, the recall options sit on one row; in a narrower pane the surfaced memories move to a
+# second row so both boxes keep room and their labels; on a tiny screen they stay on one row
+# without labels, so the results keep the height.
+@pytest.mark.parametrize(
+    ("size", "rows", "labelled"), [((130, 36), 1, True), ((100, 30), 2, True), ((80, 24), 1, False)]
+)
+async def test_recall_options_fit_the_pane(memory_project, app_factory, size, rows, labelled):
+    from textual.widgets import Input
+
+    from workbench.ui.panes.recall_widgets import RecallOptions
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press(str(next(n for n, p in enumerate(PANES, 1) if p[0] == "recall") % 10))
+        await settle(app, pilot)
+        options = app.screen.query_one(RecallOptions)
+        assert options.size.height == rows
+        labels = [label for label in options.query(".-option-label") if label.size.width]
+        assert len(labels) == (2 if labelled else 0)
+        boxes = [options.query_one(f"#recall-{name}", Input) for name in ("tools", "surfaced")]
+        assert {box.region.y for box in boxes} == set(
+            range(options.region.y, options.region.y + rows)
+        )
+        assert all(box.size.width >= (14 if labelled else 8) for box in boxes)

@@ -140,6 +140,15 @@ class RecallPane(Pane):
     RecallPane {
         & #recall-query { margin-top: 1; }
         & .recall-options { height: 1; margin: 0 0 1 0; }
+        /* Too narrow for one row: the surfaced memories go on a second. */
+        & .recall-options.-narrow {
+            layout: grid;
+            grid-size: 4;
+            grid-columns: auto 15 auto 1fr;  /* the engine picker is 13 wide, then 2 apart */
+            grid-rows: 1;
+            height: 2;
+            & #recall-surfaced { column-span: 3; }
+        }
         & .recall-label { width: auto; padding: 0 1 0 0; color: $text-muted; }
         & #recall-engine { width: 13; margin-right: 2; }
         & .recall-option { width: 1fr; height: 1; border: none; padding: 0 1; margin-right: 2; }

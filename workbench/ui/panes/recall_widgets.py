@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -32,9 +33,17 @@ if TYPE_CHECKING:
     from workbench.engine.recall.surfacing import SurfacingView
 
 
+NARROW_OPTIONS = 70
+"""Below this width the options take two rows: on one, the two boxes would be a few cells
+each and their labels squeezed out."""
+
+
 class RecallOptions(Horizontal):
     """The options beside the query: the engine, the tools used recently and the memories
     already surfaced (the last two comma-separated)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_OPTIONS, "-narrow")
 
     def compose(self) -> ComposeResult:
         yield Static("engine", classes="recall-label")
