@@ -71,7 +71,10 @@ def main() -> int:
                 "session_id": transcript.stem,
                 "transcript_path": str(transcript),
                 "cwd": str(project),
-                "trigger": "auto",
+                # Manual: the generated transcripts end below the threshold, where an automatic
+                # PreCompact would wait for the reply that crossed it (one that really fired
+                # is above it, reads once and never waits).
+                "trigger": "manual",
             }
             pre, _ = median_seconds(
                 lambda body=body: run_hook("PreCompact", body, env), runs=runs, warmup=0

@@ -263,7 +263,6 @@ def _interactive_status_line(release: Release) -> dict[str, Any]:
     with the status line `integrate` wrote (behind a `tee` that keeps each JSON it is sent),
     wait for the first call, type one prompt, and wait for a call carrying its usage."""
     import pty
-    import select
     import signal
     import time
 
@@ -325,12 +324,10 @@ def _interactive_status_line(release: Release) -> dict[str, Any]:
             started = time.monotonic()
             try:
                 while time.monotonic() - started < INTERACTIVE_SECONDS:
-                    ready_fds, _, _ = select.select([fd], [], [], 0.3)
-                    if ready_fds:
-                        try:
-                            screen += os.read(fd, 65536)
-                        except OSError:
-                            break
+                    written = _read_terminal(fd)
+                    if written is None:
+                        break
+                    screen += written
                     calls = sorted(inputs.glob("call-*.json"), key=lambda p: p.stat().st_mtime)
                     texts = [p.read_text(encoding="utf-8") for p in calls]
                     if not typed and any(t.strip() for t in texts):
@@ -397,7 +394,6 @@ def _read_until_a_line_shows(fd: int, screen: bytes, inputs: Path, started: floa
     (each `call-*.json` has its `line-*.txt`) and the terminal draws one of those lines, or
     the interactive bound runs out; the screen read so far. On a loaded machine both take
     longer than the moment they take here."""
-    import select
     import time
 
     while time.monotonic() - started < INTERACTIVE_SECONDS:
@@ -409,13 +405,24 @@ def _read_until_a_line_shows(fd: int, screen: bytes, inputs: Path, started: floa
         printed = [p.read_text(encoding="utf-8").strip() if p.is_file() else "" for p in answers]
         if all(printed) and _shows_one_of(screen, printed):
             break
-        ready, _, _ = select.select([fd], [], [], 0.3)
-        if ready:
-            try:
-                screen += os.read(fd, 65536)
-            except OSError:
-                break
+        written = _read_terminal(fd)
+        if written is None:
+            break
+        screen += written
     return screen
+
+
+def _read_terminal(fd: int) -> bytes | None:
+    """What the terminal wrote within a moment (b"" if nothing); None once it has closed."""
+    import select
+
+    ready, _, _ = select.select([fd], [], [], 0.3)
+    if not ready:
+        return b""
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return None
 
 
 def shutil_which(name: str, env: dict[str, str]) -> str:

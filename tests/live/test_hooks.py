@@ -32,9 +32,13 @@ def compaction_files(project: LiveProject) -> list[Path]:
 def test_pre_then_post_compact_keeps_a_snapshot_and_reports_what_the_summary_lost(
     live_project: LiveProject, run_cli
 ) -> None:
+    # --wait 0: the fixture's transcript is far below the threshold, where a real automatic
+    # compaction never starts; the hook would wait for a reply that is not coming.
     code, out, err = run_cli(
         "hook",
         "PreCompact",
+        "--wait",
+        "0",
         stdin=live_project.hook_input("PreCompact", trigger="auto", custom_instructions=""),
     )
     assert (code, err) == (0, "")
@@ -281,7 +285,8 @@ def test_messages_kept_verbatim_by_a_partial_compaction_are_not_lost(
     live_project: LiveProject, run_cli
 ) -> None:
     builder = live_project.builder
-    run_cli("hook", "PreCompact", stdin=live_project.hook_input("PreCompact", trigger="auto"))
+    hook = live_project.hook_input("PreCompact", trigger="auto")
+    run_cli("hook", "PreCompact", "--wait", "0", stdin=hook)  # far below the threshold
     # Newer Claude Code keeps the last messages as they were and marks them on the boundary.
     kept = [e for e in builder.entries if e.get("type") in ("user", "assistant")][-2:]
     builder.compact(
@@ -329,3 +334,59 @@ def test_stop_with_propose_detaches_the_extraction(live_project: LiveProject, ru
         time.sleep(0.2)
     # Without a key the extraction only says why it did not run; it ran all the same.
     assert "ANTHROPIC_API_KEY" in log.read_text()
+
+
+def _crossing_reply(builder) -> None:  # type: ignore[no-untyped-def]
+    """The reply that takes the context past the auto-compact threshold, and its tool result."""
+    over = {"input_tokens": 3, "cache_read_input_tokens": 171_000, "output_tokens": 40}
+    builder.assistant([{"type": "text", "text": "Checking the retry tests."}], usage=over)
+
+
+def test_an_automatic_snapshot_waits_for_the_reply_that_crossed_the_threshold(
+    live_project: LiveProject, monkeypatch
+) -> None:
+    """Claude Code writes its transcript in batches: when PreCompact runs, the reply that
+    crossed the threshold may not be in the file yet. The snapshot reads again as it grows."""
+    from workbench.engine.context import compaction_log
+
+    log = live_project.engine.context.compaction_log
+    polls: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the write lands while the hook waits
+        polls.append(seconds)
+        if len(polls) == 2:
+            _crossing_reply(live_project.builder)
+            live_project.write()
+
+    monkeypatch.setattr(compaction_log, "_pause", sleep)
+    record = log.snapshot(live_project.transcript, trigger="auto", wait_seconds=60)
+    snap = record.snapshot
+    assert snap is not None and snap.pre_tokens >= 171_000
+    assert snap.transcript_bytes == live_project.transcript.stat().st_size
+    assert len(polls) == 2  # read again once the file grew, then done
+
+
+def test_a_manual_or_caught_up_snapshot_never_waits(live_project: LiveProject, monkeypatch) -> None:
+    from workbench.engine.context import compaction_log
+
+    def sleep(seconds: float) -> None:
+        raise AssertionError("the snapshot waited")
+
+    monkeypatch.setattr(compaction_log, "_pause", sleep)
+    log = live_project.engine.context.compaction_log
+    low = log.snapshot(live_project.transcript, trigger="manual", wait_seconds=60).snapshot
+    assert low is not None and low.pre_tokens < 167_000  # below, and a manual compaction
+    _crossing_reply(live_project.builder)
+    live_project.write()
+    high = log.snapshot(live_project.transcript, trigger="auto", wait_seconds=60).snapshot
+    assert high is not None and high.pre_tokens >= 171_000
+
+
+def test_an_automatic_snapshot_gives_up_waiting_and_keeps_what_it_read(
+    live_project: LiveProject,
+) -> None:
+    log = live_project.engine.context.compaction_log
+    record = log.snapshot(live_project.transcript, trigger="auto", wait_seconds=0.3)
+    snap = record.snapshot
+    assert snap is not None and 0 < snap.pre_tokens < 167_000
+    assert snap.transcript_bytes == live_project.transcript.stat().st_size

@@ -77,8 +77,9 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         metavar="SECONDS",
         type=float,
         default=HOOK_DEFAULTS["wait"],
-        help="PostCompact: how long to wait for the summary record when the hook input has "
-        "none (default 2)",
+        help="how long to wait for the transcript to catch up: PostCompact, for the summary "
+        "record when the hook input has none; an automatic PreCompact, for the reply that "
+        "crossed the threshold (default 2)",
     )
 
     mcp = add(

@@ -51,7 +51,9 @@ class HookOptions(Record):
     foreground: bool = False
     """Stop / SessionEnd with `propose`: wait for the extraction instead of detaching it."""
     wait_seconds: float = 2.0
-    """PostCompact: how long to wait for the summary record when the hook input has none."""
+    """How long to wait for Claude Code's transcript to catch up: PostCompact, for the summary
+    record when the hook input has none; an automatic PreCompact, for the reply that crossed
+    the threshold."""
 
 
 DEFAULT_OPTIONS = HookOptions()
@@ -103,7 +105,7 @@ def answer(
     if event == "SessionStart":
         return session_start(open_engine(hook.cwd), hook, options)
     if event == "PreCompact":
-        return pre_compact(open_engine(hook.cwd), hook)
+        return pre_compact(open_engine(hook.cwd), hook, options)
     if event == "PostCompact":
         return post_compact(open_engine(hook.cwd), hook, options)
     return turn_end(open_engine, hook, options)
@@ -272,13 +274,14 @@ def session_start(engine: Engine, hook: HookInput, options: HookOptions) -> dict
 # --- PreCompact and PostCompact ---------------------------------------------------------
 
 
-def pre_compact(engine: Engine, hook: HookInput) -> dict[str, Any]:
+def pre_compact(engine: Engine, hook: HookInput, options: HookOptions) -> dict[str, Any]:
     """Snapshot the span Claude Code is about to compact."""
     record = engine.context.compaction_log.snapshot(
         hook.require_transcript(),
         session_id=hook.session_id,
         trigger=hook.text("trigger"),
         custom_instructions=hook.text("custom_instructions"),
+        wait_seconds=options.wait_seconds,
     )
     snap = record.snapshot
     assert snap is not None

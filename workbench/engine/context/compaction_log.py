@@ -43,6 +43,8 @@ _SUMMARY_SEARCH_LINES = 200
 _PRESERVED_SEARCH_LINES = 20_000
 """How far back from a boundary the messages it kept verbatim are looked for."""
 POLL_SECONDS = 0.1
+_pause = time.sleep
+"""How a hook waits between reads of a transcript that is behind (tests replace it)."""
 
 
 def check_session_id(session_id: object) -> str:
@@ -287,13 +289,19 @@ class CompactionLog:
         session_id: str | None = None,
         trigger: str | None = None,
         custom_instructions: str | None = None,
+        wait_seconds: float = 0.0,
         now_ms: float | None = None,
     ) -> CompactionRecord:
-        """Preview the span about to be compacted and keep it as a new record."""
+        """Preview the span about to be compacted and keep it as a new record.
+
+        An automatic compaction starts only above the threshold, so an `auto` preview below it
+        means the transcript is behind: Claude Code writes it in batches, and the reply that
+        crossed the threshold (with the tool results after it) may not be in the file yet when
+        the hook runs. Such a preview is read again as the file grows, for up to
+        `wait_seconds`."""
         path = Path(transcript)
         if not path.is_file():
             raise NotFoundError(f"no transcript at {path}")
-        size = path.stat().st_size
         session = check_session_id(session_id or path.stem)
         stamp = time.time() * 1000 if now_ms is None else now_ms
         stale = self._pending(session)
@@ -305,7 +313,17 @@ class CompactionLog:
                 session,
                 CompactionRecord(stale.id, "", stale.snapshot, replace(unfinished, note=note)),
             )
+        size = path.stat().st_size
         preview = self.engine.context.compact_preview(str(path))
+        deadline = time.monotonic() + max(0.0, wait_seconds)
+        while trigger == "auto" and preview.pre_tokens < preview.threshold:
+            if time.monotonic() >= deadline:
+                break
+            _pause(POLL_SECONDS)
+            grown = path.stat().st_size
+            if grown != size:
+                size = grown
+                preview = self.engine.context.compact_preview(str(path))
         snap = snapshot_from_preview(
             preview,
             session_id=session,
@@ -344,7 +362,7 @@ class CompactionLog:
         while (found is None or found.text is None) and not hook_summary:
             if time.monotonic() >= deadline:
                 break
-            time.sleep(POLL_SECONDS)
+            _pause(POLL_SECONDS)
             found = find_summary(path, since)
         report = loss_report(
             record.snapshot if record else None,
