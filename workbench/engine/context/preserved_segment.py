@@ -88,6 +88,19 @@ def preserved_segment_relink(
     return PreservedSegment("live", head, anchor, tail, tuple(_zero_usage(e) for e in chain))
 
 
+def with_segment(after: Sequence[Entry], segment: PreservedSegment) -> list[Entry]:
+    """The messages from a boundary on, as Claude Code loads them: the segment's messages put
+    back after its anchor (right after the boundary when the anchor is not there), each once."""
+    kept_uuids = {e.uuid for e in segment.messages}
+    tail = [e for e in after if e.uuid not in kept_uuids]
+    insert_at = 1
+    for position, entry in enumerate(tail):
+        if entry.uuid == segment.anchor_uuid:
+            insert_at = position + 1
+            break
+    return tail[:insert_at] + list(segment.messages) + tail[insert_at:]
+
+
 def _zero_usage(entry: Entry) -> Entry:
     # Zeroed usage stops an immediate re-compaction after resume; copy, never mutate.
     if entry.type != "assistant" or not isinstance(entry.message.get("usage"), Mapping):

@@ -23,7 +23,7 @@ from typing import Any
 
 from workbench.engine.context.gc_pause import collection_paused
 from workbench.engine.context.jsonl import parse_line
-from workbench.engine.context.preserved_segment import preserved_segment_relink
+from workbench.engine.context.preserved_segment import preserved_segment_relink, with_segment
 from workbench.engine.context.session_memory import TriggerReport, TriggerScan
 from workbench.engine.context.transcript import MESSAGE_TYPES, Entry, Transcript
 from workbench.engine.errors import NotFoundError, UserInputError
@@ -218,11 +218,4 @@ class _Window:
             return tuple(messages)
         if segment.status != "live":
             return None  # the chain may reach before the window: ask the whole file
-        kept_uuids = {e.uuid for e in segment.messages}
-        tail = [e for e in messages if e.uuid not in kept_uuids]
-        insert_at = 1
-        for position, entry in enumerate(tail):
-            if entry.uuid == segment.anchor_uuid:
-                insert_at = position + 1
-                break
-        return tuple(tail[:insert_at] + list(segment.messages) + tail[insert_at:])
+        return tuple(with_segment(messages, segment))

@@ -22,6 +22,7 @@ from workbench.engine.context.jsonl import parse_line, split_lines
 from workbench.engine.context.preserved_segment import (
     PreservedSegment,
     preserved_segment_relink,
+    with_segment,
 )
 from workbench.engine.context.titles import (
     iso_timestamp,
@@ -597,14 +598,7 @@ class Transcript:
         segment = self.preserved
         if segment is None or segment.status != "live":
             return list(after)
-        kept_uuids = {e.uuid for e in segment.messages}
-        tail = [e for e in after if e.uuid not in kept_uuids]
-        insert_at = 1
-        for position, entry in enumerate(tail):
-            if entry.uuid == segment.anchor_uuid:
-                insert_at = position + 1
-                break
-        return tail[:insert_at] + list(segment.messages) + tail[insert_at:]
+        return with_segment(after, segment)
 
     def responses(self, *, sidechain: bool = False) -> list[ApiResponse]:
         """API responses deduplicated by (message.id, requestId), keeping the max-output copy.
