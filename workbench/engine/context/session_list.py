@@ -10,7 +10,6 @@ tail read and a pass over the title lines.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -186,13 +185,6 @@ def _quick_session_info(target: Path, stat: os.stat_result, extras: _SessionExtr
 def list_sessions(transcripts_dir: str | os.PathLike[str]) -> list[SessionInfo]:
     """Every session of a project, newest first."""
     return [session_info(path) for path in session_files(transcripts_dir)]
-
-
-def iter_subagent_files(transcript_path: str | os.PathLike[str]) -> Iterator[Path]:
-    """`<session>/subagents/**/agent-*.jsonl` beside a main transcript."""
-    folder = Path(transcript_path).with_suffix("") / "subagents"
-    if folder.is_dir():
-        yield from sorted(folder.rglob("agent-*.jsonl"))
 
 
 def _mtime(path: Path) -> float:
