@@ -395,3 +395,22 @@ async def test_undo_key_acts_only_where_memories_are_on_show(memory_project, app
         await pilot.press("2", "U")  # the MEMORY.md pane is a place for it too (redo here)
         await settle(app, pilot)
         assert target.read_bytes() == edited
+
+
+async def test_text_typed_right_after_a_focus_key_lands_in_the_box(memory_project, app_factory):
+    """A fast typist (or a browser sending keys back to back) types the key that focuses a
+    box and the text at once: every character must land in the box, none before it."""
+    from textual.widgets import Input
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await type_text(pilot, "/deploy")
+        assert screen.query_one("#memory-filter", Input).value == "deploy"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("6")
+        await settle(app, pilot)
+        await type_text(pilot, "ihow do we deploy")
+        assert screen.query_one("#recall-query", Input).value == "how do we deploy"

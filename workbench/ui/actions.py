@@ -41,11 +41,22 @@ class ActionSpec:
     while the MEMORY.md pane has it (`MEMORY_VERBS`, `INDEX_VERBS`)."""
     show: bool = False
     """Shown in the footer (keep it to about six)."""
+    priority: bool = False
+    """Run before the key reaches the focused widget. For keys that put the focus in a text
+    box: Textual hands each key to the widget focused when the key is dispatched, so the text
+    typed right after (already queued) follows only if the focus moved first. The action's
+    `check_action` refuses it while a text box has the focus, so the key is typed there."""
 
     def binding(self) -> Binding:
         """The Textual binding for this action."""
         return Binding(
-            self.keys, self.action, self.label, show=self.show, id=self.id, tooltip=self.help
+            self.keys,
+            self.action,
+            self.label,
+            show=self.show,
+            id=self.id,
+            tooltip=self.help,
+            priority=self.priority,
         )
 
 
@@ -158,6 +169,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Memory: Filter tree",
         "Type to filter memories by name, path, description or type",
         show=True,
+        priority=True,
     ),
     ActionSpec(
         "toggle-source",

@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Input, Select, Static, TabbedContent, TabPane
+from textual.widgets import Input, Select, Static, TabbedContent, TabPane, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench.engine.recall.models import ENGINE_CHOICES, EngineChoice
@@ -69,6 +69,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "Recall: Focus query",
         "Put the cursor in the recall query box",
         scope="pane",
+        priority=True,
     ),
     ActionSpec(
         "run-recall",
@@ -421,10 +422,13 @@ class RecallPane(Pane):
             self.post_message(OpenMemoryRequested(path))
 
     def action_focus_query(self) -> None:
-        """Put the cursor in the query box."""
-        self.query_one("#recall-query", Input).focus()
+        """Put the cursor in the query box (at once: the text typed right after `i` is
+        already queued behind it)."""
+        self.screen.set_focus(self.query_one("#recall-query", Input))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_query":  # a priority key: in a box, `i` is typed there
+            return not isinstance(self.screen.focused, Input | TextArea)
         if action == "leave_box":
             focused = self.screen.focused
             return isinstance(focused, Input) and focused in self.query(Input)

@@ -23,7 +23,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widget import MountError, Widget
-from textual.widgets import ContentSwitcher, Input, Static, Tree
+from textual.widgets import ContentSwitcher, Input, Static, TextArea, Tree
 
 from workbench.engine.memories.models import IndexReport, MemoryEntry
 from workbench.ui.actions import INDEX_VERBS, MEMORY_VERBS, SHORT_TABS, bindings
@@ -388,7 +388,9 @@ class MainScreen(MemoryActions):
 
     def action_filter_memories(self) -> None:
         """Focus the filter box."""
-        self.query_one("#memory-filter", Input).focus()
+        # At once, not on the next message as `focus()` would: keys typed right after this one
+        # are already queued, and must land in the box.
+        self.set_focus(self.query_one("#memory-filter", Input))
 
     def action_focus_tree(self) -> None:
         """Back to the memory tree from anywhere on the screen (in the filter box, clear it)."""
@@ -404,6 +406,8 @@ class MainScreen(MemoryActions):
         # Keys act only where their target is focused and on show: the memory verbs in the
         # tree or the viewer, the index verbs in the MEMORY.md pane (hidden elsewhere, so the
         # footer shows the focused pane's own keys).
+        if action == "filter_memories" and isinstance(self.focused, Input | TextArea):
+            return False  # a priority key: in a text box, `/` is typed there
         if action in MEMORY_VERBS and not self._focus_within("sidebar", "memory-pane"):
             return False
         if action in INDEX_VERBS and not self._focus_within("index-pane"):
