@@ -16,6 +16,7 @@ import os
 from typing import TYPE_CHECKING
 
 from textual import on, work
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -223,8 +224,9 @@ class MemoryLoading(Screen[None]):
         snapshot = self.snapshot
         if snapshot is None:
             return
-        pane = next(iter(self.query(IndexPane)), None)
-        if pane is None:
+        try:
+            pane = self.query_one(IndexPane)
+        except NoMatches:
             return  # not mounted yet: it asks for the report when it is (IndexPane.Ready)
         if self.show_team_index:
             pane.show_report(snapshot.team_index, team=True)
