@@ -10,10 +10,12 @@ STAMP := $(VENV)/.installed
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
 
+# uv installs the project and its dependencies: it fetches and unpacks in parallel, about
+# 7 s on a fresh machine where pip took about 23 s. pip only brings uv itself.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
 	@# Bytecode up front: start-up stays fast even where PYTHONDONTWRITEBYTECODE is set.
 	$(BIN)/python -m compileall -q workbench
 	touch $(STAMP)
@@ -31,10 +33,10 @@ run: $(STAMP)  ## open the app on a temporary copy of the demo project
 PYTEST_WORKERS ?= $(shell python3 -c "import os; print(2 * len(os.sched_getaffinity(0)))" 2>/dev/null || echo auto)
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
 
-test: $(STAMP)  ## lint, import contracts, type check, then the test suite
+# The import contracts and mypy run inside the suite (tests/test_static_checks.py), on one
+# worker while the others run tests; ruff runs first, as it fails fast.
+test: $(STAMP)  ## lint, then the test suite (import contracts and type check included)
 	$(BIN)/ruff check workbench tests benchmarks
-	$(BIN)/lint-imports
-	$(BIN)/mypy
 	@# Bytecode on, whatever the environment says: every worker otherwise rewrites and
 	@# compiles the test modules' assertions again (10 s of CPU a worker, 3 s from the cache).
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
