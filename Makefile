@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help run demo test bench bench-suite lint format clean snap-update oracle
+.PHONY: help run demo test bench bench-suite bench-fresh lint format clean snap-update oracle
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -46,12 +46,15 @@ test: $(STAMP)  ## lint, then the test suite (import contracts and type check in
 bench: $(STAMP)  ## run the benchmarks (one line per figure; the suite's time last)
 	@# Bytecode of the code as it is now: the start-up figures are not compile times.
 	@$(BIN)/python -m compileall -q workbench
-	@for f in $(filter-out benchmarks/bench_suite.py,$(wildcard benchmarks/bench_*.py)); do \
+	@for f in $(filter-out benchmarks/bench_suite.py benchmarks/bench_fresh_clone.py,$(wildcard benchmarks/bench_*.py)); do \
 		$(BIN)/python $$f || exit 1; done
 	$(BIN)/python benchmarks/bench_suite.py -n $(PYTEST_WORKERS)
 
 bench-suite: $(STAMP)  ## time only the whole test suite (minutes)
 	$(BIN)/python benchmarks/bench_suite.py -n $(PYTEST_WORKERS)
+
+bench-fresh: $(STAMP)  ## time `make test` on a fresh clone, from nothing (many minutes)
+	$(BIN)/python benchmarks/bench_fresh_clone.py $(if $(AGAINST),--against $(AGAINST))
 
 oracle: $(STAMP)  ## real Claude Code releases from npm vs the workbench (minutes; writes docs/compatibility.md)
 	$(BIN)/python -m oracle all
