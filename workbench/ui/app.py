@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -46,6 +48,8 @@ TEXTUAL_COMMAND_TITLES = {
 """Textual's palette commands, retitled "Category: Action" like every other entry."""
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that quit the app the way ctrl+q does (a `kill`, the terminal closing)."""
+HANGUP_CHECK_SECONDS = 1.0
+"""How often the app asks whether its terminal is still there (see `_exit_on_hangup`)."""
 
 
 def memory_provider() -> type[Provider]:
@@ -227,6 +231,7 @@ class WorkbenchApp(App[None]):
             self._report_theme_problems()
         self.watch(self, "theme", self._remember_theme, init=False)
         self._exit_on_signals()
+        self._exit_on_hangup()
 
     def _exit_on_signals(self) -> None:
         """SIGTERM (a `kill`) and SIGHUP (the terminal closed) quit the way ctrl+q does, so
@@ -235,6 +240,33 @@ class WorkbenchApp(App[None]):
         for number in QUIT_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(number, self.exit)
+
+    def _exit_on_hangup(self) -> None:
+        """Quit the way ctrl+q does once the terminal is gone, SIGHUP or not.
+
+        The kernel sends SIGHUP only to the terminal's session leader. Started under another
+        process (`make run`, a wrapper script, `sh -c`), the app is not the leader: when the
+        window closes it gets no signal, and Textual's input thread, reading end-of-file from
+        the hung-up terminal, spun a core forever while the demo's team server and folder
+        stayed behind. A hung-up terminal answers every ioctl with an error, so asking its
+        size once a second tells."""
+        if self.is_headless or sys.__stdin__ is None:
+            return
+        try:
+            fd = sys.__stdin__.fileno()
+            os.get_terminal_size(fd)
+        except (OSError, ValueError):
+            return  # not a terminal (a web driver, a pipe): nothing to watch
+        self._hangup_check = self.set_interval(
+            HANGUP_CHECK_SECONDS, partial(self._exit_if_hung_up, fd)
+        )
+
+    def _exit_if_hung_up(self, fd: int) -> None:
+        try:
+            os.get_terminal_size(fd)
+        except OSError:
+            self._hangup_check.stop()
+            self.exit()
 
     def on_unmount(self) -> None:
         loop = asyncio.get_running_loop()
