@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tests.ui.conftest import settle
-from tests.ui.harness import PaneHarness
+from tests.ui.conftest import build_project, settle
+from tests.ui.harness import TEST_SETTINGS, PaneHarness
 from workbench.engine.memories.models import MemoryEntry
+from workbench.ui.app import make_app
 from workbench.ui.widgets.memory_tree import MAX_PER_GROUP, MORE, MemoryTree
 
 NOW_MS = 1_800_000_000_000
@@ -173,3 +174,24 @@ async def test_a_cursor_move_repaints_only_what_changed(memory_project, app_fact
         assert frames  # the moves were drawn
         # A full-screen frame means something refreshed the whole screen for a cursor move.
         assert "LayoutUpdate" not in frames, frames
+
+
+async def test_a_folder_read_before_the_first_frame_shows_the_tree_from_its_top(tmp_path):
+    # `workbench` reads the folder while the UI imports, so the tree gets its memories before
+    # it has a size. Placing the cursor then scrolled it to the top row: on every start with
+    # more memories than rows, the "Private (N)" title stayed hidden above the first memory.
+    project = build_project(tmp_path)
+    for n in range(40):
+        text = f"---\nname: Extra {n}\ndescription: extra note {n}\ntype: user\n---\n\nNote {n}.\n"
+        (project.memory_dir / f"user_extra_{n:02d}.md").write_text(text, encoding="utf-8")
+    engine = project.engine()
+    engine.memories.warm_up()
+    engine.memories.wait_warm()  # the view is ready before the first layout, as when it wins
+    app = make_app(engine, TEST_SETTINGS, now=project.now)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        tree = app.screen.query_one(MemoryTree)
+        assert tree.last_line + 1 > tree.scrollable_content_region.height  # it overflows
+        assert tree.scroll_y == 0
+        assert str(tree.root.children[0].label).startswith("Private")
+        assert tree.cursor_line == 1 and tree.selected_path is not None

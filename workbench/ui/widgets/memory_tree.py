@@ -228,7 +228,15 @@ class MemoryTree(Tree[NodeData]):
                 # frame (at start-up, the first one) rather than on the next.
                 _ = self.last_line
                 line = self.cursor_line
-                self.move_cursor(target)
+                if self.size.height:
+                    self.move_cursor(target)
+                else:
+                    # Not laid out yet (a scan read ahead of the first frame). Scrolling
+                    # the cursor into a window of no height would scroll it to the top
+                    # row, hiding its group's title for good; once laid out, the window
+                    # starts at the top and scrolls only if the cursor is below it.
+                    self.cursor_line = target.line
+                    self.call_after_refresh(self._reveal_cursor)
                 if self.cursor_line == line:
                     # Tree only says "highlighted" when the line number changes; a rebuild
                     # can put another memory on the same line (a new file, a rename, a
@@ -242,6 +250,11 @@ class MemoryTree(Tree[NodeData]):
         self.filled = True
         self._freeze_objects()
         self.post_message(self.Filled())
+
+    def _reveal_cursor(self) -> None:
+        node = self.cursor_node
+        if node is not None:
+            self.scroll_to_node(node, animate=False)
 
     _frozen: ClassVar[bool] = False
 
