@@ -297,7 +297,12 @@ async def test_allow_writes_writes_through_the_store(live_project: LiveProject) 
                 },
             )
         )
+        got = payload(await client.call_tool("get_memory", {"path": "editor.md"}))
+        same = {"path": "editor.md", "content": got["text"], "fingerprint": got["fingerprint"]}
+        resaved = payload(await client.call_tool("update_memory", same))
     assert saved["status"] == "written" and saved["undo"].startswith("workbench undo ")
+    # The same text again writes nothing: no new age for the memory, no undo step.
+    assert resaved["status"] == "unchanged" and resaved["undo"] is None
     assert (live_project.memory_dir / "editor.md").is_file()
     engine = Engine.open(live_project.root)
     engine.history.undo(saved["undo"].split()[-1])

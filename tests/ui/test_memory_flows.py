@@ -322,18 +322,25 @@ async def test_edit_keeps_the_rest_of_the_file(memory_project, app_factory):
         )
 
 
-async def test_unchanged_edit_writes_identical_bytes(memory_project, app_factory):
+async def test_an_unchanged_edit_leaves_the_file_and_its_age_alone(memory_project, app_factory):
+    # Saving without a change used to rewrite the same bytes: the memory looked new to
+    # Claude Code (its mtime is the age recall sorts and warns by) and `u` undid nothing.
     path = memory_project.memory_dir / "user_role.md"
-    original = path.read_bytes()
+    original, age = path.read_bytes(), path.stat().st_mtime_ns
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
+        before = len(app.engine.history.entries())
         await open_memory(app, pilot, "user_role.md")
         await pilot.press("e")
         await settle(app, pilot)
         await pilot.press("ctrl+s")
         await settle(app, pilot)
-        assert path.read_bytes() == original
+        assert isinstance(app.screen, MainScreen)
+        assert path.read_bytes() == original and path.stat().st_mtime_ns == age
+        assert len(app.engine.history.entries()) == before
+        said = app.screen.query_one(StatusLine).last_action
+        assert "no changes to save" in said and "undoes" not in said
 
 
 async def test_conflict_dialog_keep_then_overwrite(memory_project, app_factory):

@@ -324,7 +324,8 @@ class MemoryTools:
                 result = store.update(target, content, fingerprint)
                 data = result.to_json()
                 data.pop("abs_path", None)
-                return scrub({"status": "written", "undo": _undo_hint(result.history_ids), **data})
+                status = "unchanged" if result.unchanged else "written"
+                return scrub({"status": status, "undo": _undo_hint(result.history_ids), **data})
             current = self._current(target, fingerprint)
             self._guard(str(target), content)
             proposals = self.engine.agents.review.propose(

@@ -197,6 +197,34 @@ def test_update_refuses_a_file_changed_on_disk(sample_engine):
     assert path.read_text(encoding="utf-8").endswith("my edit\n")
 
 
+def test_saving_the_same_text_leaves_the_file_and_its_age_alone(sample_engine):
+    # The mtime is the memory's age to Claude Code (the manifest's order, the staleness
+    # caveat): a save that changes nothing must not make an old memory look new.
+    engine = sample_engine("healthy")
+    store = engine.memories
+    memory = dict(type="user", name="Pager", description="who holds the pager", body="Ana.\n")
+    store.save(**memory, file="user_pager.md", index=False)
+    path, index = store.root / "user_pager.md", store.index_path()
+    old = 1_700_000_000
+    for file in (path, index):
+        os.utime(file, (old, old))
+    before = len(engine.history.entries())
+
+    doc = store.read("user_pager.md")
+    updated = store.update("user_pager.md", doc.text, doc.fingerprint)
+    index_rewritten = store.write_index(index.read_text(encoding="utf-8"))
+    replaced = store.save(**memory, file="user_pager.md", replace=True, index=False)
+
+    assert updated.unchanged and updated.history_ids == ()
+    assert index_rewritten.unchanged and not index_rewritten.index_updated
+    assert replaced.unchanged and replaced.history_ids == ()
+    assert path.stat().st_mtime == old and index.stat().st_mtime == old
+    assert len(engine.history.entries()) == before
+    changed = store.update("user_pager.md", doc.text + "Then Bo.\n", doc.fingerprint)
+    assert not changed.unchanged and len(changed.history_ids) == 1
+    assert path.stat().st_mtime != old
+
+
 def test_remove_deletes_index_lines_and_undo_restores_both(sample_engine):
     engine = sample_engine("healthy")
     store = engine.memories

@@ -379,6 +379,7 @@ class MemoryWriting:
                     raise UserInputError(
                         f"{self.relative(target)} already exists (pass --replace to overwrite it)"
                     )
+                identical = _holds(target, data)  # replaced by itself: nothing to write
             else:
                 chosen, identical = self._new_file_name(type, name, team, data)
                 target = self._index_folder(team) / chosen
@@ -458,19 +459,27 @@ class MemoryWriting:
     def _write_whole(
         self, target: Path, text: str, action: str, *, team: bool, index_updated: bool
     ) -> SaveResult:
-        """Write `text` over `target` as one history entry; report the index headroom after."""
+        """Write `text` over `target` as one history entry; report the index headroom after.
+
+        A file that already holds exactly `text` is left alone: rewriting it would only move
+        its mtime, which is the memory's age to Claude Code (the manifest is newest first,
+        and old memories get a staleness caveat), and add an undo step that undoes nothing."""
         data = text.encode("utf-8")
-        with self._writing_index():
-            entry = self.history.write(target, data, action)
+        unchanged = _holds(target, data)
+        history_ids: tuple[str, ...] = ()
+        if not unchanged:
+            with self._writing_index():
+                history_ids = (self.history.write(target, data, action).id,)
         report = self.index(team)
         return SaveResult(
             path=self.relative(target),
             abs_path=str(target),
             index_line=None,
-            index_updated=index_updated,
+            index_updated=index_updated and not unchanged,
             headroom=report.headroom,
-            history_ids=(entry.id,),
+            history_ids=history_ids,
             fingerprint=fingerprint(data),
+            unchanged=unchanged,
         )
 
     def _check_fresh(self, target: Path, expected: str | None) -> None:
@@ -619,3 +628,13 @@ class MemoryWriting:
             analysis = self._analyse(str(target), target.stat())
             named.append((target, analysis.name or target.stem, analysis.description))
         return named
+
+
+def _holds(target: Path, data: bytes) -> bool:
+    """Whether the file at `target` holds exactly `data` (read only when the sizes match)."""
+    try:
+        if os.stat(target).st_size != len(data):
+            return False
+        return read_bytes(target, len(data), "a memory file") == data
+    except (OSError, WorkbenchError):
+        return False

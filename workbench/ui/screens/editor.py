@@ -362,6 +362,10 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             else:
                 result = store.update(self.document.entry.path, self.draft_text(draft), fingerprint)
                 notes = ()
+                if result.unchanged:
+                    outcome = ChangeOutcome(unchanged_summary(result.path), undo_hint=False)
+                    self.post_message(self.Saved(outcome))
+                    return
                 summary = f"saved {result.path}"
         except ConflictError as exc:
             self.post_message(self.SaveRefused(str(exc), conflict=True))
@@ -411,11 +415,12 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         except WorkbenchError as exc:
             self.post_message(self.SaveRefused(str(exc)))
             return
-        self.post_message(
-            self.Saved(
-                ChangeOutcome(f"saved {result.path} over the version on disk", select=result.path)
-            )
-        )
+        if result.unchanged:  # the version on disk was already this text
+            outcome = ChangeOutcome(unchanged_summary(result.path), undo_hint=False)
+        else:
+            summary = f"saved {result.path} over the version on disk"
+            outcome = ChangeOutcome(summary, select=result.path)
+        self.post_message(self.Saved(outcome))
 
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def _run_reload(self) -> None:
@@ -444,3 +449,8 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         self._apply_raw()
         self._initial = self.draft()
         self.notify("Reloaded the file from disk.")
+
+
+def unchanged_summary(path: str) -> str:
+    """What the status line says when a save found nothing to write."""
+    return f"no changes to save: {path} was left as it was"
