@@ -56,7 +56,7 @@ async def test_start_up_lists_every_scope_newest_first(memory_project, app_facto
         status = app.screen.query_one(StatusLine)
         assert status.project == "checkout-service"
         assert status.memory_dir == "$CLAUDE_CONFIG_DIR/projects/<project>/memory/"
-        assert status.counts.startswith("5 private · 1 team · 1 logs · index 5/200 lines")
+        assert status.counts.startswith("5 private · 1 team · 1 log · index 5/200 lines")
 
 
 async def test_viewer_follows_the_cursor_and_toggles_source(memory_project, app_factory):

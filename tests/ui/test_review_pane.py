@@ -285,7 +285,8 @@ def test_diff_lines_are_numbered_and_a_removed_dash_line_is_not_a_header():
 
 def test_ages_and_plurals_read_naturally():
     from workbench.engine.jsutil import js_iso
-    from workbench.ui.panes.review_view import age_text, plural
+    from workbench.ui.formatting import plural
+    from workbench.ui.panes.review_view import age_text
 
     now = 1_800_000_000_000
     assert age_text(js_iso(now - 20_000), now) == "just now"

@@ -24,6 +24,16 @@ SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SEVERITY_MARKS = {"error": "✖", "warning": "▲", "info": "·"}
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 file`, `3 files`, `2 entries`, `1,200 memories`; `many` where the rule is wrong."""
+    if count == 1:
+        return f"1 {word}"
+    if many is None:
+        consonant_y = word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u")
+        many = word[:-1] + "ies" if consonant_y else word + "s"
+    return f"{count:,} {many}"
+
+
 def age_days(mtime_ms: float, now_ms: float) -> int:
     """Whole days since `mtime_ms`, never negative (Claude Code's memoryAgeDays)."""
     return max(0, math.floor((now_ms - mtime_ms) / DAY_MS))

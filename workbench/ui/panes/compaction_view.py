@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from workbench.ui.formatting import duration_words
+from workbench.ui.formatting import duration_words, plural
 from workbench.ui.widgets.split_bar import BarMark, BarPart
 
 if TYPE_CHECKING:
@@ -41,11 +41,6 @@ MAX_HISTORY_LOST_SHOWN = 4
 MAX_LOST_SHOWN = 12
 MAX_OTHERS_SHOWN = 6
 MAX_FILES_SHOWN = 4
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """`1 message`, `3 messages`."""
-    return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
 def common_root(paths: Iterable[str]) -> str | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widgets.option_list import Option
 
-from workbench.ui.formatting import TYPE_BADGES
+from workbench.ui.formatting import TYPE_BADGES, plural
 from workbench.ui.widgets.split_bar import BarMark, BarPart
 
 if TYPE_CHECKING:
@@ -32,11 +32,6 @@ ENGINE_LABELS: dict[str, str] = {
     "offline": "offline (local ranker)",
 }
 """How the engine choice is named when it changes (a toast)."""
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """`1 memory`, `3 memories`."""
-    return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
 def engine_ran(result: RecallResult) -> str:

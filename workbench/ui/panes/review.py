@@ -24,12 +24,12 @@ from textual.widgets.option_list import Option
 
 from workbench.engine.errors import ConflictError, RefusedWriteError, WorkbenchError
 from workbench.ui.actions import ActionSpec
+from workbench.ui.formatting import plural
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.review_view import (
     Failure,
     detail_content,
-    plural,
     prompt_content,
     summary_content,
 )

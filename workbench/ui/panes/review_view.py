@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Literal
 
 from textual.content import Content
 
+from workbench.ui.formatting import plural
+
 if TYPE_CHECKING:
     from workbench.engine.agents.models import ReviewItem
 
@@ -30,15 +32,6 @@ def age_text(iso: str, now_ms: float) -> str:
     if minutes < 48 * 60:
         return f"{minutes // 60} h ago"
     return f"{minutes // 1440} days ago"
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 proposal`, `3 proposals`, `2 entries`."""
-    if count == 1:
-        return f"1 {noun}"
-    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return f"{count} {noun[:-1]}ies"
-    return f"{count} {noun}s"
 
 
 @dataclass(frozen=True)

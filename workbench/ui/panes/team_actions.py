@@ -20,9 +20,9 @@ from textual.worker import Worker, WorkerState
 from workbench.engine.errors import OperationCancelled, WorkbenchError
 from workbench.engine.models import Progress
 from workbench.engine.team.sync.models import PushResult
+from workbench.ui.formatting import plural
 from workbench.ui.messages import ChangeApplied, ChangeOutcome
 from workbench.ui.panes.base import Pane
-from workbench.ui.panes.review_view import plural
 from workbench.ui.panes.team_view import LastSync, pull_summary, push_summary
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 
 from workbench.engine.team.sync.models import PushResult
-from workbench.ui.panes.review_view import age_text, plural
+from workbench.ui.formatting import plural
+from workbench.ui.panes.review_view import age_text
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel

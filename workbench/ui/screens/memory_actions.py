@@ -122,11 +122,15 @@ class MemoryActions(MemoryLoading):
         if entry is None:
             return
         after = self.memory_tree.neighbour_of(entry.path)
-        links = "its index line" if entry.indexed else "no index line links to it"
+        what = (
+            "The file goes, with the MEMORY.md lines that link to it. Undo (u) brings them all back."
+            if entry.indexed
+            else "The file goes (no MEMORY.md line links to it). Undo (u) brings it back."
+        )
         confirmed = await self.app.push_screen_wait(
             ConfirmModal(
                 f"Delete {entry.path}?",
-                f"The file goes, and {links}. Undo (u) brings both back.",
+                what,
                 confirm_label="Delete",
             )
         )

@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.memories.models import MemoryEntry
 from workbench.ui.first_paint import report_first_paint
+from workbench.ui.formatting import plural
 from workbench.ui.host import while_running
 from workbench.ui.messages import (
     DocumentFailed,
@@ -211,7 +212,7 @@ class MemoryLoading(Screen[None]):
         parts = [
             f"{snapshot.count('private')} private",
             f"{snapshot.count('team')} team",
-            f"{snapshot.count('log')} logs",
+            plural(snapshot.count("log"), "log"),
         ]
         if snapshot.index is not None and snapshot.index.exists:
             parts.append(f"index {snapshot.index.line_count}/{snapshot.index.max_lines} lines")
