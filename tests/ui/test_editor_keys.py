@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select, Static, TextArea
 
-from tests.ui.conftest import settle, type_text
+from tests.ui.conftest import key_name, settle, type_text
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.editor import MemoryEditorScreen
@@ -87,3 +87,31 @@ async def test_a_blank_new_memory_shows_no_errors_until_something_is_typed(
         findings = str(editor.query_one(".editor-findings", Static).render())
         assert "type-missing" in findings and "name-missing" not in findings
         assert editor.query_one("#field-type", Select).has_class("-invalid")
+
+
+async def test_text_typed_right_after_tab_lands_in_the_next_field(memory_project, app_factory):
+    # Textual hands each key to the widget focused when the key is dispatched: typed (or
+    # pasted) back to back, the description followed the name into the name box, because the
+    # tab had not moved the focus yet when the next keys were handed out.
+    from textual import events
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot)
+        assert editor.query_one("#field-name", Input).has_focus
+        for key, character in [
+            *[(key_name(c), c) for c in "Pager"],
+            ("tab", "\t"),
+            *[(key_name(c), c) for c in "who holds it"],
+            ("tab", "\t"),
+            *[(key_name(c), c) for c in "user_pager.md"],
+            ("shift+tab", None),
+        ]:
+            event = events.Key(key, character)
+            event.set_sender(app)
+            app.post_message(event)
+        await settle(app, pilot)
+        assert editor.query_one("#field-name", Input).value == "Pager"
+        assert editor.query_one("#field-description", Input).value == "who holds it"
+        assert editor.query_one("#field-file", Input).value == "user_pager.md"
+        assert editor.query_one("#field-description", Input).has_focus

@@ -42,10 +42,11 @@ class ActionSpec:
     show: bool = False
     """Shown in the footer (keep it to about six)."""
     priority: bool = False
-    """Run before the key reaches the focused widget. For keys that put the focus in a text
+    """Run before the key reaches the focused widget. For keys that move the focus into a text
     box: Textual hands each key to the widget focused when the key is dispatched, so the text
-    typed right after (already queued) follows only if the focus moved first. The action's
-    `check_action` refuses it while a text box has the focus, so the key is typed there."""
+    typed right after (already queued) follows only if the focus moved first. Where the key is
+    also text (`/`, `i`), the action's `check_action` refuses it while a text box has the
+    focus, so it is typed there; the editor's tab and shift+tab always move between fields."""
 
     def binding(self) -> Binding:
         """The Textual binding for this action."""
@@ -258,6 +259,26 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Edit the whole file as text instead of the form",
         scope="editor",
         show=True,
+    ),
+    ActionSpec(
+        "next-field",
+        "tab",
+        "next_field",
+        "Next field",
+        "Editor: Next field",
+        "Move to the next field (the text typed right after follows it there)",
+        scope="editor",
+        priority=True,
+    ),
+    ActionSpec(
+        "previous-field",
+        "shift+tab",
+        "previous_field",
+        "Previous field",
+        "Editor: Previous field",
+        "Move to the previous field",
+        scope="editor",
+        priority=True,
     ),
     ActionSpec(
         "cancel-edit",

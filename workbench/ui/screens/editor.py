@@ -314,6 +314,12 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         self._apply_raw()
         self._run_validation(self.draft())
 
+    def action_next_field(self) -> None:
+        self.focus_next()
+
+    def action_previous_field(self) -> None:
+        self.focus_previous()
+
     def action_save(self) -> None:
         """Save the draft in a worker."""
         if not self._save_tried:
