@@ -267,3 +267,33 @@ async def test_the_tab_strip_moves_with_arrow_keys_and_wraps(sample_app):
         await pilot.click(PaneTabs, offset=(start + 1, 0))
         await settle(app, pilot)
         assert screen.active_pane == "gauge"
+
+
+async def test_an_accept_in_the_review_pane_says_where_u_undoes_it(tmp_path, monkeypatch):
+    # `u` acts only where memories are on show (a stray u in a pane must not undo what is not
+    # on screen), so the hint after an accept in the Review pane names the tree, where it works.
+    from workbench.engine.agents.tools import StagedFile
+    from workbench.engine.samples import install_sample
+
+    sample = install_sample("healthy", tmp_path / "sample")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(sample.config_home))
+    engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
+    target = sample.memory_dir / "feedback_uv.md"
+    text = "---\nname: Use uv\ndescription: uv, not pip\ntype: feedback\n---\n\nUse uv.\n"
+    engine.agents.review.propose([StagedFile(str(target), None, text)], source="extract")
+    app = make_app(engine, TEST_SETTINGS)
+    toasts = Toasts()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=toasts) as pilot:
+        await settle(app, pilot)
+        await pilot.press(NUMBERS["review"])
+        await settle(app, pilot)
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert target.read_text(encoding="utf-8") == text
+        [said] = [t.message for t in toasts if "feedback_uv.md" in t.message]
+        assert said.endswith("(u in the tree undoes it)")
+        await pilot.press("escape")  # back to the tree, as the hint says
+        await settle(app, pilot)
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert not target.exists()

@@ -46,7 +46,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "accept_proposal",
         "Accept",
         "Review: Accept proposal",
-        "Write the selected proposal into the memory folder (through history, so u undoes it)",
+        "Write the selected proposal into the memory folder (through history: u in the tree undoes it)",
         show=True,
         scope="pane",
     ),
@@ -225,7 +225,7 @@ class ReviewPane(Pane):
             self.set_empty(
                 "The review queue is empty",
                 "When extraction or dream runs without --apply, each memory write it proposes "
-                "waits here as a diff. a accepts one (through history, so u undoes it), x "
+                "waits here as a diff. a accepts one (through history: u in the tree undoes it), x "
                 "rejects it.\n\nRun `workbench extract` on a session to propose some.",
             )
             self.selected_id = None

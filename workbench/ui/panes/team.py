@@ -102,7 +102,7 @@ PANE_ACTIONS: tuple[ActionSpec, ...] = (
         "restore_overwritten",
         "Restore theirs",
         "Sync: Restore the teammate's version",
-        "Put back the newest teammate's version a push overwrote (from history; u undoes it)",
+        "Put back the newest teammate's version a push overwrote (from history: u in the tree undoes it)",
         scope="pane",
     ),
     ActionSpec(

@@ -36,7 +36,7 @@ from workbench.ui.messages import (
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.memory import MemoryPane
 from workbench.ui.panes.registry import PANE_INFOS, PaneInfo
-from workbench.ui.screens.memory_actions import MemoryActions
+from workbench.ui.screens.memory_actions import HISTORY_PLACES, HISTORY_VERBS, MemoryActions
 from workbench.ui.widgets.footer import KeyHints
 from workbench.ui.widgets.memory_tree import MemoryTree
 from workbench.ui.widgets.pane_tabs import PaneTabs
@@ -67,10 +67,6 @@ LEGEND = Content.assemble(
     ("▲", "$lint-warning"),
     (" lint", "$foreground-muted"),
 )
-
-HISTORY_VERBS = frozenset({"undo_change", "redo_change"})
-"""Undo and redo: their keys work only in the tree, the viewer or the MEMORY.md pane."""
-HISTORY_PLACES = ("sidebar", "memory-pane", "index-pane")
 
 
 class PaneBox(Vertical):
@@ -415,12 +411,6 @@ class MainScreen(MemoryActions):
         if action in HISTORY_VERBS and not self._focus_within(*HISTORY_PLACES):
             return False  # undo acts on memories: only where they (or MEMORY.md) are on show
         return self.action_applies(action)
-
-    def _focus_within(self, *ids: str) -> bool:
-        focused = self.focused
-        if focused is None:
-            return False
-        return any(node.id in ids for node in focused.ancestors_with_self)
 
     async def run_command(self, action: str) -> None:
         """Run a memory or index verb from the palette: its target (the tree, the MEMORY.md

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from workbench.engine.memories.store import IndexFixPlan
 
 
+HISTORY_VERBS = frozenset({"undo_change", "redo_change"})
+"""Undo and redo: their keys work only in the tree, the viewer or the MEMORY.md pane."""
+HISTORY_PLACES = ("sidebar", "memory-pane", "index-pane")
+
+
 class MemoryActions(MemoryLoading):
     """The memory and index verbs, over the loading (a change is followed by a scan)."""
 
@@ -303,12 +308,24 @@ class MemoryActions(MemoryLoading):
                 return
         self.post_message(ChangeApplied(outcome))
 
+    def _focus_within(self, *ids: str) -> bool:
+        """Whether the focus is inside one of the widgets with these ids."""
+        focused = self.focused
+        if focused is None:
+            return False
+        return any(node.id in ids for node in focused.ancestors_with_self)
+
     @on(ChangeApplied)
     @while_running
     def _change_applied(self, message: ChangeApplied) -> None:
         outcome = message.outcome
         self.query_one(StatusLine).say(outcome.summary)
-        hint = " (u undoes it)" if outcome.undo_hint else ""
+        hint = ""
+        if outcome.undo_hint:
+            # `u` acts only where memories are on show (HISTORY_PLACES): from the Review or
+            # Team pane, say where to press it.
+            here = self._focus_within(*HISTORY_PLACES)
+            hint = " (u undoes it)" if here else " (u in the tree undoes it)"
         self.notify(outcome.summary[:1].upper() + outcome.summary[1:] + hint)
         for note in outcome.notes:
             self.notify(note, title="Index", severity="warning")
