@@ -91,6 +91,11 @@ def test_lint_reports_index_problems(sample_engine):
         "index-line-too-long",
     } <= rules
     assert findings[0].severity == "error"
+    # 248 lines: the line cut drops 48, then the character cut ends the load at line 161. Each
+    # finding counts its own cut (they once both claimed all 87).
+    messages = {f.rule: f.message for f in findings if f.path == "MEMORY.md"}
+    assert messages["index-over-lines"].endswith("(48 dropped)")
+    assert messages["index-over-length"].endswith("(39 lines dropped)")
 
 
 def test_two_step_save_writes_the_file_then_one_index_line(sample_engine):

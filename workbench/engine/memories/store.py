@@ -827,6 +827,9 @@ class MemoryStore(MemoryWriting):
             return []
         rel = self.relative(report.path)
         findings = []
+        # The line cut comes first, then the character cut takes more from what is left:
+        # each finding counts the lines its own cut drops.
+        past_line_cut = report.line_count - report.max_lines if report.line_truncated else 0
         if report.line_truncated:
             findings.append(
                 LintFinding(
@@ -834,18 +837,20 @@ class MemoryStore(MemoryWriting):
                     "index-over-lines",
                     "error",
                     f"{report.line_count} lines: only the first {report.max_lines} load "
-                    f"({report.dropped_lines} dropped)",
+                    f"({past_line_cut} dropped)",
                     report.max_lines + 1,
                 )
             )
         if report.length_truncated:
+            cut = report.dropped_lines - past_line_cut
             findings.append(
                 LintFinding(
                     rel,
                     "index-over-length",
                     "error",
                     f"{report.length:,} characters (UTF-16 units): more than "
-                    f"{report.max_length:,} load; the rest is cut",
+                    f"{report.max_length:,} load; the rest is cut "
+                    f"({cut} line{'s' if cut != 1 else ''} dropped)",
                     report.loaded_lines + 1,
                 )
             )
