@@ -165,7 +165,7 @@ async def test_pasted_summary_marks_what_it_lost(warnings_app, tmp_path, monkeyp
         assert "/home/dev/projects/legacy-billing/lib/Tax/RateTable.php" in lost["paths"]
         text = section(pane, "survival-body")
         assert "checked against the pasted summary" in text
-        assert "checking the pasted summary" in section(pane, "compaction-status")
+        assert "checked against the pasted summary" in section(pane, "compaction-status")
         # The temporary file the engine read the text from is gone.
         assert list(scratch.iterdir()) == []
 

@@ -148,7 +148,7 @@ def status_content(
     if cancelled:
         return Content.styled("preview cancelled · f5 runs it again", "$text-warning")
     if summary_label is not None:
-        return Content.assemble(("checking ", "$foreground-muted"), (summary_label, "bold"))
+        return Content.assemble(("checked against ", "$foreground-muted"), (summary_label, "bold"))
     return Content.assemble(("c", "bold $text-accent"), (" check a summary", "$foreground-muted"))
 
 
