@@ -135,7 +135,7 @@ def duration_words(minutes: float) -> str:
         # Hours from two hours on, days from two days on: "90 minutes", "36 hours".
         if minutes >= 2 * size or size == 1:
             count = int(minutes // size)
-            return f"{count:,} {unit}{'s' if count != 1 else ''}"
+            return plural(count, unit)
     raise AssertionError("unreachable")
 
 

@@ -16,6 +16,7 @@ from workbench.engine.context.attribution_models import (
     category_label,
     condensed,
 )
+from workbench.ui.formatting import plural
 from workbench.ui.widgets.token_bars import short_tokens
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def headline_content(report: AttributionReport) -> Content:
     last = report.calls[-1] if report.calls else None
     parts: list[tuple[str, str] | str] = [
         (f"{len(report.calls):,} calls", "bold"),
-        f" · {len(report.compactions)} compaction{'s' if len(report.compactions) != 1 else ''} · ",
+        f" · {plural(len(report.compactions), 'compaction')} · ",
         (f"{report.current_total:,}", "bold"),
         " tokens in context now (estimate)",
     ]

@@ -11,6 +11,7 @@ from textual.content import Content
 
 from workbench.engine.context.views import NO_THRESHOLD
 from workbench.engine.models import format_file_size
+from workbench.ui.formatting import plural
 from workbench.ui.panes.session_view import session_title, session_when
 from workbench.ui.widgets.threshold_ladder import fill_style
 
@@ -191,7 +192,7 @@ def plot_title(
         ("Context per API call", "bold"),
         (
             f"  {len(replay.turns):,} calls · peak {replay.peak:,} · "
-            f"{compactions} compaction{'s' if compactions != 1 else ''}",
+            f"{plural(compactions, 'compaction')}",
             "$foreground-muted",
         ),
     ]
@@ -243,7 +244,7 @@ def session_label(session: SessionInfo) -> str:
 def follow_content(following: bool, updates: int) -> Content:
     """Whether the transcript is followed live, and how many readings came in since."""
     if following:
-        count = f" · {updates} update{'s' if updates != 1 else ''}" if updates else ""
+        count = f" · {plural(updates, 'update')}" if updates else ""
         return Content.assemble(
             ("● ", "$text-success"), ("following", "bold"), (count, "$foreground-muted")
         )

@@ -15,6 +15,7 @@ from workbench.engine.context.views import (
     TOOL_CALLS_BETWEEN_UPDATES,
 )
 from workbench.engine.models import format_file_size
+from workbench.ui.formatting import plural
 
 if TYPE_CHECKING:
     from workbench.engine.context.session_list import SessionInfo
@@ -124,7 +125,7 @@ def trigger_heading(notes: SessionNotes) -> Content:
             ("Update trigger", "bold"),
             "  ",
             (
-                f"fires after {count} response{'s' if count != 1 else ''}"
+                f"fires after {plural(count, 'response')}"
                 if points
                 else "would not fire over this transcript",
                 "bold $text-accent" if points else "bold $foreground-muted",

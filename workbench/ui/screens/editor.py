@@ -369,8 +369,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                 result = store.update(self.document.entry.path, self.draft_text(draft), fingerprint)
                 notes = ()
                 if result.unchanged:
-                    outcome = ChangeOutcome(unchanged_summary(result.path), undo_hint=False)
-                    self.post_message(self.Saved(outcome))
+                    self.post_message(self.Saved(unchanged_outcome(result.path)))
                     return
                 summary = f"saved {result.path}"
         except ConflictError as exc:
@@ -422,7 +421,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             self.post_message(self.SaveRefused(str(exc)))
             return
         if result.unchanged:  # the version on disk was already this text
-            outcome = ChangeOutcome(unchanged_summary(result.path), undo_hint=False)
+            outcome = unchanged_outcome(result.path)
         else:
             summary = f"saved {result.path} over the version on disk"
             outcome = ChangeOutcome(summary, select=result.path)
@@ -457,6 +456,6 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         self.notify("Reloaded the file from disk.")
 
 
-def unchanged_summary(path: str) -> str:
-    """What the status line says when a save found nothing to write."""
-    return f"no changes to save: {path} was left as it was"
+def unchanged_outcome(path: str) -> ChangeOutcome:
+    """A save that found nothing to write: said so, and nothing to undo."""
+    return ChangeOutcome(f"no changes to save: {path} was left as it was", undo_hint=False)

@@ -20,6 +20,7 @@ from textual import on, work
 from textual.message import Message
 
 from workbench.engine.errors import WorkbenchError
+from workbench.ui.formatting import plural
 from workbench.ui.host import while_running
 from workbench.ui.messages import ChangeApplied, ChangeFailed, ChangeOutcome
 from workbench.ui.panes.memory import MemoryPane
@@ -146,7 +147,7 @@ class MemoryActions(MemoryLoading):
         def delete() -> ChangeOutcome:
             result = store.remove(entry.path)
             lines = result.index_lines_removed
-            suffix = f" and {lines} index line{'s' if lines != 1 else ''}" if lines else ""
+            suffix = f" and {plural(lines, 'index line')}" if lines else ""
             return ChangeOutcome(f"deleted {result.removed}{suffix}", select=after)
 
         self._run_change("delete", delete)
@@ -182,7 +183,7 @@ class MemoryActions(MemoryLoading):
         def rename() -> ChangeOutcome:
             result = store.rename(entry.path, new_name)
             links = result.links_updated
-            suffix = f" ({links} index link{'s' if links != 1 else ''} updated)" if links else ""
+            suffix = f" ({plural(links, 'index link')} updated)" if links else ""
             return ChangeOutcome(
                 f"renamed {result.old_path} to {result.new_path}{suffix}", select=result.new_path
             )
@@ -257,7 +258,7 @@ class MemoryActions(MemoryLoading):
                 f"b/{label}",
             )
         )
-        nouns = f"{plan.count} {noun}{'s' if plan.count != 1 else ''}"
+        nouns = plural(plan.count, noun)
         verb = question.split(" ", 1)[0]
         self.app.push_screen(
             DiffConfirmModal(
@@ -279,7 +280,7 @@ class MemoryActions(MemoryLoading):
 
         def fix() -> ChangeOutcome:
             count = store.apply_index_fix(plan)
-            return ChangeOutcome(f"{past} {count} {noun}{'s' if count != 1 else ''} in {label}")
+            return ChangeOutcome(f"{past} {plural(count, noun)} in {label}")
 
         self._run_change(past, fix)
 
