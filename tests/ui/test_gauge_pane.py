@@ -5,6 +5,7 @@ and SVG snapshots fed the engine's result objects."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,15 @@ from workbench.engine.context.thresholds import compute_thresholds, token_warnin
 from workbench.engine.context.views import GaugeView
 from workbench.ui.panes.gauge import PANE_ACTIONS, GaugePane
 from workbench.ui.widgets.context_plot import (
+    GUTTER,
+    VERTICAL_EIGHTHS,
     ContextPlot,
     PlotSeries,
     _fit,
     _items,
     _line_rows,
     plot_lines,
+    plot_top,
     threshold_lines,
 )
 from workbench.ui.widgets.threshold_ladder import ThresholdLadder, ladder_lines
@@ -298,6 +302,33 @@ def test_plot_spreads_lines_that_share_a_row():
         "auto-compact",
         "blocking",
     ]
+
+
+def test_plot_bars_stay_under_the_lines_they_have_not_reached():
+    # On a short plot the three rungs share a row and are spread over neighbouring rows; a
+    # bar below auto-compact must not climb into that line's row (it once drew 153,946
+    # tokens through the 167k line on a 40-row terminal).
+    ladder = compute_thresholds("claude-sonnet-4-6", env={})
+    lines = threshold_lines(ladder)
+    top = plot_top(ladder, [153_946])
+    series = PlotSeries(values=(153_946,), segments=(0,), lines=lines, top=top)
+    plot_rows = 7
+    drawn = [line.plain for line in plot_lines(series, 40, plot_rows + 2)[:plot_rows]]
+    rows = _line_rows(lines, top, plot_rows)
+    row_of = {line.name: row for row, line in rows.items()}
+
+    def has_bar(row: int) -> bool:
+        text = drawn[plot_rows - 1 - row][GUTTER:]
+        return any(block in text for block in VERTICAL_EIGHTHS[1:])
+
+    assert has_bar(row_of["warning"]), drawn  # above warning: into its row
+    assert not has_bar(row_of["auto-compact"]), drawn
+    assert not has_bar(row_of["blocking"]), drawn
+    # And a bar past auto-compact reaches its row, but not blocking's.
+    over = replace(series, values=(170_000,))
+    drawn = [line.plain for line in plot_lines(over, 40, plot_rows + 2)[:plot_rows]]
+    assert has_bar(row_of["auto-compact"]), drawn
+    assert not has_bar(row_of["blocking"]), drawn
 
 
 # --- snapshots ------------------------------------------------------------------------------

@@ -178,6 +178,7 @@ def plot_lines(series: PlotSeries, width: int, height: int) -> list[Content]:
 
     # Which row each threshold line falls in (several may share one; the higher one wins).
     line_rows = _line_rows(series.lines, top, plot_rows)
+    scale = _Scale(line_rows, top, plot_rows)
 
     rows: list[Content] = []
     for row in range(plot_rows - 1, -1, -1):
@@ -188,6 +189,7 @@ def plot_lines(series: PlotSeries, width: int, height: int) -> list[Content]:
             gutter = Content.styled(f"{short_tokens(top):>{GUTTER - 1}} ", "$foreground-muted")
         else:
             gutter = Content(" " * GUTTER)
+        row_top = scale.tokens_at((row + 1) * 8)
         cells: list[tuple[str, str]] = []
         for column in columns:
             span = 1 if column.kind == "boundary" else bar_width
@@ -195,13 +197,12 @@ def plot_lines(series: PlotSeries, width: int, height: int) -> list[Content]:
                 style = "$accent" if column.trigger == "auto" else "$secondary"
                 cells.append(("┊", style))
                 continue
-            height_eighths = round(column.value / top * plot_rows * 8)
-            fill = max(0, min(8, height_eighths - row * 8))
+            fill = max(0, min(8, scale.eighths(column.value) - row * 8))
             if column.value > 0 and row == 0:
                 fill = max(1, fill)
             base = "$primary" if column.kind == "bar" else "$text-accent"
             # A cell takes the zone of the highest value it shows.
-            cell_top = min(column.value, (row + 1) * top / plot_rows)
+            cell_top = min(column.value, row_top)
             style = _zone_style(cell_top, series.lines, base) if column.kind == "bar" else base
             drawn = span - 1 if span > 1 else span
             if fill:
@@ -220,6 +221,40 @@ def plot_lines(series: PlotSeries, width: int, height: int) -> list[Content]:
     rows.append(_axis(columns, bar_width))
     rows.append(_legend(series, width))
     return rows
+
+
+class _Scale:
+    """Token counts to heights in eighths of a row, straight between fixed points: nothing at
+    0, each threshold line at the foot of its row, the top value at the top.
+
+    With every line at its true height this is one straight scale. Where lines were spread
+    apart to stay readable, the bars bend with them, so a bar reaches a line's row exactly
+    when its value reaches that line (a straight scale would draw it through lines it is
+    below)."""
+
+    def __init__(self, line_rows: dict[int, ThresholdLine], top: int, rows: int) -> None:
+        points = [(0, 0)]
+        for row, line in sorted(line_rows.items()):
+            if points[-1][0] < line.tokens < top and points[-1][1] <= row * 8:
+                points.append((line.tokens, row * 8))
+        points.append((top, rows * 8))
+        self._points = points
+
+    def eighths(self, tokens: int) -> int:
+        """How many eighths of a row a bar of `tokens` fills, from the bottom."""
+        points = self._points
+        for (low, low_at), (high, high_at) in zip(points, points[1:], strict=False):
+            if tokens <= high:
+                return round(low_at + (tokens - low) / (high - low) * (high_at - low_at))
+        return points[-1][1]
+
+    def tokens_at(self, eighths: int) -> float:
+        """The token count a bar must reach to fill `eighths` (the inverse of `eighths`)."""
+        points = self._points
+        for (low, low_at), (high, high_at) in zip(points, points[1:], strict=False):
+            if eighths <= high_at and high_at > low_at:
+                return low + (eighths - low_at) / (high_at - low_at) * (high - low)
+        return points[-1][0]
 
 
 def _line_rows(lines: tuple[ThresholdLine, ...], top: int, rows: int) -> dict[int, ThresholdLine]:
