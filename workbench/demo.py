@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.engine import Engine
+from workbench.engine.models import plural
 from workbench.engine.samples import InstalledSample, install_sample
 
 if TYPE_CHECKING:
@@ -321,7 +322,7 @@ async def _play_opening(engine: Engine, team: DemoTeam, team_dir: Path) -> list[
     notes = []
     async with engine.team.sync_client() as client:
         pulled = await client.pull(skip_etag_cache=True)
-        notes.append(f"pulled: {pulled.status}, {len(pulled.written)} file(s) written")
+        notes.append(f"pulled: {pulled.status}, {plural(len(pulled.written), 'file')} written")
         candidates = sorted(
             p for p in team_dir.glob("*.md") if p.name not in ("MEMORY.md", SECRET_FILE)
         )

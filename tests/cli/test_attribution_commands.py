@@ -67,7 +67,7 @@ def test_sessions_json_and_table(project, capsys):
     assert code == 0 and data["totals"]["sessions"] == 2 and data["read"] == 2
     assert [s["title"] for s in data["sessions"]] == ["Task 1", "Task 2"]
     code, out, _ = run(capsys, "sessions", "--project", str(project))
-    assert code == 0 and "2 session(s)" in out and "2 summarised from the cache" in out
+    assert code == 0 and "2 sessions ·" in out and "2 summarised from the cache" in out
 
 
 def test_an_item_not_yet_sent_reads_the_same_in_the_cli_and_the_pane(project, capsys):
@@ -126,5 +126,5 @@ def test_context_call_prints_the_items_of_one_call(project, capsys):
         == (data["estimate"])
     )
     code, _, err = run(capsys, "context", "222", "--project", str(project), "--call", "3")
-    assert code == 2 and "--call 3: the session has 2 API call(s)" in err
+    assert code == 2 and "--call 3: the session has 2 API calls" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -150,7 +150,7 @@ def test_redact_prints_the_file_with_secrets_replaced(capsys, memory: Path):
     code, out, err = run(capsys, "redact", str(path))
     assert code == 0
     assert out == "# creds\n\nbot: `[REDACTED]`\n\n[REDACTED]\n\nend\n"
-    assert "2 secret(s)" in err
+    assert "replaced 2 secrets with" in err
     assert path.read_text() == text  # the file is left alone
     code, out, _err = run(capsys, "redact", str(path), "--json", "--memory-dir", str(memory))
     data = json.loads(out)

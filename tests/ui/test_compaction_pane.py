@@ -98,7 +98,7 @@ async def test_lists_sessions_and_previews_the_newest(warnings_app):
         assert "auto-compact at 167,000" in section(pane, "compaction-headline")
         assert "Auto-compact would not fire yet" in section(pane, "compaction-headline")
         sm = section(pane, "sm-body")
-        assert "keeps the last 14 message(s)" in sm
+        assert "keeps the last 14 messages" in sm
         assert "cut to fit: Files and Functions, Worklog" in sm
         numbers = section(pane, "compaction-numbers")
         assert "14 msgs, 40,586" in numbers and "62 msgs, request ≈74,464" in numbers

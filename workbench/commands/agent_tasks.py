@@ -23,6 +23,7 @@ from workbench.commands.common import (
     with_claude,
 )
 from workbench.engine.errors import UserInputError, WorkbenchError
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -241,7 +242,7 @@ def run_review(args: argparse.Namespace) -> int:
         return ExitCode.OK
     if args.action == "reject":
         rejected = [queue.reject(i).to_json() for i in ids]
-        emit(args, {"rejected": rejected}, f"rejected {len(rejected)} proposal(s)")
+        emit(args, {"rejected": rejected}, f"rejected {plural(len(rejected), 'proposal')}")
         return ExitCode.OK
     accepted: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
@@ -292,7 +293,8 @@ def _list_printer(data: Sequence[dict[str, Any]]) -> Callable[[Console], None]:
             if item["secret_refusal"]:
                 out.print(f"    ✖ secret refusal: {escape(item['secret_refusal'])}")
             if item["hidden_secrets"]:
-                out.print(f"    {item['hidden_secrets']} secret(s) in the diff shown as [REDACTED]")
+                hidden = plural(item["hidden_secrets"], "secret")
+                out.print(f"    {hidden} in the diff shown as [REDACTED]")
 
     return show
 
@@ -382,9 +384,14 @@ def _print_request(out: Console, request: dict[str, Any]) -> None:
     summary = request_summary(request) or {}
     out.print(
         f"[bold]request[/bold]: model {summary.get('model')}, max_tokens "
-        f"{summary.get('max_tokens')}, {summary.get('messages')} message(s), tools "
+        f"{summary.get('max_tokens')}, {_messages(summary.get('messages'))}, tools "
         f"{', '.join(summary.get('tools') or []) or 'none'}, {summary.get('bytes', 0):,} bytes "
         "(--json prints the whole body)"
     )
     out.print("[bold]final user message[/bold]:")
     out.print(summary.get("prompt", ""), markup=False, highlight=False)
+
+
+def _messages(count: object) -> str:
+    """`3 messages`, or `messages` where the summary gives no count."""
+    return plural(count, "message") if isinstance(count, int) else "messages"

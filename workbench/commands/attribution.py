@@ -18,6 +18,7 @@ from workbench.commands.common import (
     resolve_session,
 )
 from workbench.engine.errors import UserInputError
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     from rich.console import Console, JustifyMethod
@@ -87,7 +88,7 @@ def render_context(con: Console, report: AttributionReport, *, calls: bool, top:
     if report.claude is not None:
         con.print(f"rules of {report.claude.describe()}", markup=False)
     con.print(
-        f"{len(report.calls):,} API calls · {len(report.compactions)} compaction(s) · "
+        f"{len(report.calls):,} API calls · {plural(len(report.compactions), 'compaction')} · "
         f"model {report.model} · overhead {report.overhead:,} (system prompt, tools, "
         "instructions)",
         markup=False,
@@ -143,7 +144,7 @@ def render_context(con: Console, report: AttributionReport, *, calls: bool, top:
         for read in report.files_read[:top]:
             back = " · a compaction now would re-attach it" if read.restored else ""
             con.print(
-                f"  {read.tokens:>8,}  {read.path}  ({read.reads} read(s), last at call "
+                f"  {read.tokens:>8,}  {read.path}  ({plural(read.reads, 'read')}, last at call "
                 f"{read.last_call}){back}",
                 markup=False,
             )
@@ -151,7 +152,7 @@ def render_context(con: Console, report: AttributionReport, *, calls: bool, top:
         pre = f"{mark.pre_tokens:,}" if mark.pre_tokens is not None else "?"
         con.print(
             f"  {mark.trigger} compaction after call {mark.after_call} (line {mark.line}): "
-            f"{pre} tokens before, {mark.restored_files} file(s) re-attached",
+            f"{pre} tokens before, {plural(mark.restored_files, 'file')} re-attached",
             markup=False,
         )
     for note in report.notes:
@@ -164,7 +165,7 @@ def call_number(report: AttributionReport, given: int) -> int:
     number = count + 1 + given if given < 0 else given
     if not 0 < number <= count:
         raise UserInputError(
-            f"--call {given}: the session has {count:,} API call(s)"
+            f"--call {given}: the session has {plural(count, 'API call')}"
             + (f", give 1 to {count:,} or -1 for the last" if count else "")
         )
     return number
@@ -250,9 +251,9 @@ def render_sessions(con: Console, history: SessionHistory) -> None:
         return
     totals = history.totals()
     con.print(
-        f"{totals['sessions']} session(s) · {totals['calls']:,} calls · "
+        f"{plural(totals['sessions'], 'session')} · {totals['calls']:,} calls · "
         f"compactions: {totals['auto']} auto, {totals['manual']} manual, "
-        f"{totals['reactive']} reactive · {totals['restored_files']} file(s) re-attached · "
+        f"{totals['reactive']} reactive · {plural(totals['restored_files'], 'file')} re-attached · "
         f"{totals['tokens_in']:,} in, {totals['tokens_out']:,} out",
         markup=False,
     )

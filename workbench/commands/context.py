@@ -24,6 +24,7 @@ from workbench.commands.common import (
 from workbench.engine.context.views import DEFAULT_FORMAT as STATUS_FORMAT
 from workbench.engine.context.views import FIELDS as STATUS_FIELDS
 from workbench.engine.errors import UserInputError
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     import argparse
@@ -401,7 +402,7 @@ def run_compact_preview(args: argparse.Namespace) -> int:
         con.print(f"  {sm.reason}", markup=False)
         if sm.keep_start_index is not None:
             con.print(
-                f"  keeps {sm.kept_messages} message(s) from {sm.keep_start_uuid} · "
+                f"  keeps {plural(sm.kept_messages, 'message')} from {sm.keep_start_uuid} · "
                 f"{sm.kept_tokens:,} tokens kept · {sm.post_compact_tokens:,} after"
             )
         for note in sm.adjustments:
@@ -410,8 +411,8 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             con.print("  sections cut: " + ", ".join(sm.truncated_sections), markup=False)
         con.print("\n[bold]Full compaction[/bold]")
         con.print(
-            f"  summarises {full.summarized_messages:,} message(s) · request ≈ "
-            f"{full.request_tokens:,} tokens · {full.images_stripped} image(s) stripped · "
+            f"  summarises {plural(full.summarized_messages, 'message')} · request ≈ "
+            f"{full.request_tokens:,} tokens · {plural(full.images_stripped, 'image')} stripped · "
             f"summary up to {full.max_output_tokens:,} tokens"
         )
         if full.ptl:
@@ -430,7 +431,7 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             )
         con.print("\n[bold]Time-based micro-compaction[/bold]")
         con.print(
-            f"  would clear {micro.tool_results_cleared} tool result(s), saving "
+            f"  would clear {plural(micro.tool_results_cleared, 'tool result')}, saving "
             f"{micro.tokens_saved:,} tokens · {micro.reason}",
             markup=False,
         )
@@ -501,7 +502,7 @@ def run_session_memory(args: argparse.Namespace) -> int:
         con.print(table)
         if report.trigger is not None:
             points = report.trigger.points
-            con.print(f"updates would fire after {len(points)} response(s)")
+            con.print(f"updates would fire after {plural(len(points), 'response')}")
             for p in points:
                 con.print(f"  {p.uuid}  {p.tokens:,} tokens  ({p.reason})", markup=False)
 

@@ -8,6 +8,7 @@ import os
 from typing import TYPE_CHECKING
 
 from workbench.commands.common import ExitCode, add_command, emit, escape, open_engine, plain
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -83,14 +84,14 @@ def render_report(con: Console, report: InstructionsReport) -> None:
             )
         con.print(table)
         con.print(
-            f"{len(report.files)} file(s), {report.total_tokens:,} tokens at session start "
+            f"{plural(len(report.files), 'file')}, {report.total_tokens:,} tokens at session start "
             "(characters ÷ 4)"
         )
     if report.conditional:
         con.print("\n[bold]Rules with paths[/bold] (load when Claude Code reads a matching file)")
         for rule in report.conditional:
             matched = (
-                f"{rule.matches:,} file(s) match, e.g. {', '.join(rule.examples)}"
+                f"{plural(rule.matches, 'file')} {'matches' if rule.matches == 1 else 'match'}, e.g. {', '.join(rule.examples)}"
                 if rule.matches
                 else "nothing matches"
             )

@@ -20,6 +20,7 @@ from workbench.commands.common import (
     write_bytes,
 )
 from workbench.engine.errors import UserInputError
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -262,7 +263,7 @@ def run_lint(args: argparse.Namespace) -> int:
                 f"[{colours[f.severity]}]{f.severity:<7}[/] {escape(where)}  {escape(f.rule)}  "
                 f"{escape(f.message)}"
             )
-        con.print(f"{len(findings)} finding(s), {errors} error(s)")
+        con.print(f"{plural(len(findings), 'finding')}, {plural(errors, 'error')}")
 
     data = with_claude({"findings": [f.to_json() for f in findings]}, engine.claude)
     emit(args, data, human)
@@ -319,8 +320,9 @@ def run_rm(args: argparse.Namespace) -> int:
     emit(
         args,
         result.to_json(),
-        f"deleted {result.removed} and {result.index_lines_removed} index line(s) linking to "
-        "it; `workbench undo` restores them",
+        f"deleted {result.removed} and "
+        f"{plural(result.index_lines_removed, 'index line')} linking to it; `workbench undo` "
+        "restores them",
     )
     return ExitCode.OK
 

@@ -24,6 +24,7 @@ from workbench.commands.common import (
 )
 from workbench.commands.progress import progress_line
 from workbench.engine.errors import UserInputError
+from workbench.engine.models import plural
 
 # The same as the engine's (`secrets.formats.FORMATS`, `secrets.report.STDIN_NAME`; a test
 # checks): named here so that building the parser does not import the scanner.
@@ -494,5 +495,5 @@ def run_redact(args: argparse.Namespace) -> int:
         sys.stdout.write(result.text)
         sys.stdout.flush()
     if result.count:
-        warn(f"replaced {result.count} secret(s) with [REDACTED]")
+        warn(f"replaced {plural(result.count, 'secret')} with [REDACTED]")
     return ExitCode.OK

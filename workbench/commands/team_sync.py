@@ -26,6 +26,7 @@ from workbench.commands.common import (
     warn,
 )
 from workbench.engine.errors import UserInputError
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -346,8 +347,8 @@ def _push_text(result: PushResult, repo: str) -> str:
     if result.status == "ok" and result.uploaded == 0:
         head = f"Nothing to push: {repo} already has every local entry."
     elif result.status == "ok":
-        noun = "entry" if result.uploaded == 1 else "entries"
-        head = f"Pushed {result.uploaded} {noun} to {repo} in {result.batches} request(s)."
+        pushed = plural(result.uploaded, "entry")
+        head = f"Pushed {pushed} to {repo} in {plural(result.batches, 'request')}."
     elif result.status == "conflict":
         head = f"Push to {repo} gave up after {result.conflict_retries} conflict retries."
     else:
@@ -416,7 +417,7 @@ def _print_status(con: Console, overview: TeamOverview) -> None:
         outcome = outcomes.get(latest.get("resolved"), "unresolved")
         con.print(
             f"conflicts (HTTP 412): {len(status.conflicts)}; latest {latest.get('time')}, "
-            f"{outcome}, {latest.get('pending_count', '?')} file(s) pending",
+            f"{outcome}, {_files(latest.get('pending_count'))} pending",
             markup=False,
         )
     for overwrite in status.overwrites[:10]:
@@ -594,3 +595,8 @@ def run_team_server(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UserInputError(str(exc)) from None
     return ExitCode.OK
+
+
+def _files(count: object) -> str:
+    """`3 files`, or `some files` where the server's record gives no count."""
+    return plural(count, "file") if isinstance(count, int) else "some files"

@@ -44,6 +44,7 @@ from workbench.engine.errors import (
 from workbench.engine.folder_lock import folder_lock
 from workbench.engine.jsutil import js_iso
 from workbench.engine.userfiles import MIB, NOTES_LIMIT, SCANNED_FILE_LIMIT, read_bytes
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -375,13 +376,13 @@ class History:
                 if c.id not in logged and _sha(_read_or_none(Path(c.path))) == c.after
             ]
             self._append(missing)
-            self.recovered.append(f"kept an interrupted change to {len(changes)} file(s)")
+            self.recovered.append(f"kept an interrupted change to {plural(len(changes), 'file')}")
         else:
             kept = 0
             for change in reversed(changes):
                 if not self._restore(Path(change.path), change.before, change.after):
                     kept += 1
-            message = f"rolled back an interrupted change to {len(changes)} file(s)"
+            message = f"rolled back an interrupted change to {plural(len(changes), 'file')}"
             if kept:
                 message += f" ({kept} changed again since, left as they are)"
             self.recovered.append(message)

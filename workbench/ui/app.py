@@ -23,6 +23,7 @@ from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
 
 from workbench.config import DEFAULT_THEME, Settings
 from workbench.ui.actions import ACTIONS, bindings, unknown_keymap_ids
+from workbench.ui.formatting import plural_noun
 from workbench.ui.themes import (
     BUILTIN_THEMES,
     ThemeLoadResult,
@@ -280,7 +281,7 @@ class WorkbenchApp(App[None]):
         unknown = unknown_keymap_ids(keymap, every_action())
         if unknown:
             self.notify(
-                f"Unknown binding id(s) in [keymap]: {', '.join(unknown)}. "
+                f"Unknown binding {plural_noun(len(unknown), 'id')} in [keymap]: {', '.join(unknown)}. "
                 "The help screen (F1) lists the ids.",
                 title="Keymap",
                 severity="warning",

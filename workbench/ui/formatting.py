@@ -9,6 +9,10 @@ from typing import TYPE_CHECKING
 
 from workbench.engine.memories.models import LintFinding, MemoryEntry
 
+# Counted nouns are the engine's (its messages use them too); the panes take them from here.
+from workbench.engine.models import plural as plural
+from workbench.engine.models import plural_noun as plural_noun
+
 if TYPE_CHECKING:
     from workbench.engine.claude_paths import Locations
 
@@ -22,16 +26,6 @@ TYPE_BADGES: dict[str | None, str] = {
 }
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SEVERITY_MARKS = {"error": "✖", "warning": "▲", "info": "·"}
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """`1 file`, `3 files`, `2 entries`, `1,200 memories`; `many` where the rule is wrong."""
-    if count == 1:
-        return f"1 {word}"
-    if many is None:
-        consonant_y = word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u")
-        many = word[:-1] + "ies" if consonant_y else word + "s"
-    return f"{count:,} {many}"
 
 
 def age_days(mtime_ms: float, now_ms: float) -> int:

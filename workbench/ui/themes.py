@@ -17,6 +17,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from workbench.engine.errors import UnreadableFileError
+from workbench.ui.formatting import plural_noun
 
 COLOR_KEYS = (
     "primary",
@@ -108,7 +109,9 @@ class ThemeSpec:
             raise ThemeFileError("`primary` is required")
         unknown = sorted(set(data) - set(COLOR_KEYS) - set(META_KEYS))
         if unknown:
-            raise ThemeFileError(f"unknown key(s): {', '.join(map(str, unknown))}")
+            raise ThemeFileError(
+                f"unknown {plural_noun(len(unknown), 'key')}: {', '.join(map(str, unknown))}"
+            )
         colors = {
             key: _check_color(key, data[key]) for key in COLOR_KEYS if data.get(key) is not None
         }

@@ -65,7 +65,7 @@ def test_the_current_warning_says_where_the_cut_falls():
     old = truncation_warning(truncate_entrypoint(text, LEGACY.index))
     new = truncation_warning(truncate_entrypoint(text, CURRENT.index))
     assert old is not None and new is not None
-    assert "30 line(s)" in new and "line 201" in new and "- [Entry 200](e200.md)" in new
+    assert "30 lines after the cut" in new and "line 201" in new and "- [Entry 200](e200.md)" in new
     assert "line 201" not in old
 
 

@@ -162,7 +162,7 @@ def test_a_kill_between_the_files_and_their_history_is_rolled_back(tmp_path: Pat
     assert (memory / "MEMORY.md").exists()
     engine = Engine.open(project, memory_dir=str(memory))
     assert engine.history.entries() == []  # reading the history first finishes the job
-    assert engine.history.recovered == ["rolled back an interrupted change to 2 file(s)"]
+    assert engine.history.recovered == ["rolled back an interrupted change to 2 files"]
     assert sorted(p.name for p in memory.iterdir()) == [".workbench.lock"]
     retry = engine.memories.save(
         type="feedback", name="use pnpm", description="pnpm, not npm", body="Use pnpm."

@@ -25,6 +25,7 @@ from workbench.engine.agents.prompt import prompt_for_engine
 from workbench.engine.agents.tools import Workspace, tool_definitions
 from workbench.engine.envflags import is_truthy, positive_int
 from workbench.engine.errors import ActionRequired
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -454,10 +455,10 @@ class DreamAgent:
 
 def _reason(run: ForkRun, changes: Sequence[FileChange], mode: str) -> str:
     if not changes:
-        return f"the dream finished after {run.loop.turns} turn(s) and changed nothing"
+        return f"the dream finished after {plural(run.loop.turns, 'turn')} and changed nothing"
     verbs: Mapping[str, str] = {
         "propose": "queued for review",
         "apply": "written",
         "show": "shown (nothing written)",
     }
-    return f"{len(changes)} file change(s) {verbs[mode]} after {run.loop.turns} turn(s)"
+    return f"{plural(len(changes), 'file change')} {verbs[mode]} after {plural(run.loop.turns, 'turn')}"

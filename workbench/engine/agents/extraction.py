@@ -47,6 +47,7 @@ from workbench.engine.atomic import atomic_write_bytes
 from workbench.engine.errors import UserInputError
 from workbench.engine.memories.scan import format_manifest, scan_memory_files
 from workbench.engine.userfiles import NOTES_LIMIT, load_json, read_bytes
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.context.transcript import Transcript
@@ -406,6 +407,8 @@ def _replace_plan(plan: ExtractionPlan, **changes: Any) -> ExtractionPlan:
 
 def _ran_reason(run: ForkRun, changes: Sequence[FileChange], mode: WriteMode) -> str:
     if not changes:
-        return f"the agent finished after {run.loop.turns} turn(s) without changing any memory"
+        return (
+            f"the agent finished after {plural(run.loop.turns, 'turn')} without changing any memory"
+        )
     verbs = {"propose": "queued for review", "apply": "written", "show": "shown"}
-    return f"{len(changes)} file change(s) {verbs[mode]} after {run.loop.turns} turn(s)"
+    return f"{plural(len(changes), 'file change')} {verbs[mode]} after {plural(run.loop.turns, 'turn')}"

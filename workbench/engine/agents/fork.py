@@ -25,6 +25,7 @@ from workbench.engine.agents.review_queue import (
 from workbench.engine.agents.tools import AgentTools, StagedFile, Workspace
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.jsutil import now_iso
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -36,17 +37,13 @@ WriteMode = Literal["propose", "apply", "show"]
 ENTRYPOINT_NAME = "MEMORY.md"
 
 
-def plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
 def memory_saved_text(private_count: int, team_count: int, verb: str = "Saved") -> str:
     """`● Saved 2 memories · 1 team memory`: the parts Claude Code shows, ours to render."""
     parts = []
     if private_count > 0:
-        parts.append(plural(private_count, "memory", "memories"))
+        parts.append(plural(private_count, "memory"))
     if team_count > 0:
-        parts.append(plural(team_count, "team memory", "team memories"))
+        parts.append(plural(team_count, "team memory"))
     return f"● {verb} {' · '.join(parts)}" if parts else ""
 
 

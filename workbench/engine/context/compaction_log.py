@@ -29,6 +29,7 @@ from workbench.engine.context.jsonl import parse_line
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso
 from workbench.engine.userfiles import SCANNED_FILE_LIMIT, load_json, open_stream, read_bytes
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.context.compaction.preview import CompactPreview
@@ -530,8 +531,9 @@ def loss_report(
         keeps = summary_keeps(summary + ("\n" + preserved if preserved else ""))
         if found is not None and found.preserved_messages:
             note = (
-                f"{found.preserved_messages} message(s) were kept verbatim, so their facts "
-                "count as kept"
+                f"{plural(found.preserved_messages, 'message')} "
+                f"{'was' if found.preserved_messages == 1 else 'were'} kept verbatim, so "
+                "their facts count as kept"
             )
         for kind in FACT_KINDS:
             facts = snapshot.facts.get(kind, ())

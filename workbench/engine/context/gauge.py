@@ -31,6 +31,7 @@ from workbench.engine.context.transcript import (
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.records import Record
 from workbench.engine.userfiles import open_stream
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.profiles.detect import ResolvedVersion
@@ -473,5 +474,7 @@ def tail_problems(tail: TailRead) -> tuple[str, ...]:
     if tail.truncated_tail:
         notes.append("the last line is incomplete (the session may still be writing it)")
     if tail.broken_lines:
-        notes.append(f"{tail.broken_lines} line(s) near the end are not JSON objects")
+        broken = plural(tail.broken_lines, "line")
+        verb = "is not a JSON object" if tail.broken_lines == 1 else "are not JSON objects"
+        notes.append(f"{broken} near the end {verb}")
     return tuple(notes)

@@ -40,6 +40,7 @@ from workbench.engine.userfiles import (
     open_stream,
     skip_rest_of_line,
 )
+from workbench.engine.wording import plural
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -491,7 +492,7 @@ def _judge(
             assert segment_fire is not None
             fire = turns[segment_fire]
             note = (
-                f"the replay would have fired {len(turns) - segment_fire} call(s) earlier, at "
+                f"the replay would have fired {plural(len(turns) - segment_fire, 'call')} earlier, at "
                 f"{fire.estimated_before:,} tokens (measured {fire.context_tokens:,}); " + note
             )
     elif trigger == "manual":

@@ -46,6 +46,7 @@ from workbench.engine.profiles.records import ALL_RECORD_TYPES
 from workbench.engine.progress import ProgressCallback, Reporter
 from workbench.engine.records import Record, replace
 from workbench.engine.userfiles import open_stream
+from workbench.engine.wording import plural, plural_noun
 
 # Transcripts parse to plain dicts: testing `dict` first skips the slow ABC check.
 _MAP = (dict, Mapping)
@@ -242,7 +243,11 @@ class ReadStats(Record):
         if self.broken_lines:
             shown = ", ".join(str(n) for n in self.broken_line_numbers)
             more = "" if self.broken_lines <= len(self.broken_line_numbers) else ", …"
-            notes.append(f"{self.broken_lines} line(s) are not JSON objects (line {shown}{more})")
+            broken = plural(self.broken_lines, "line")
+            verb = "is not a JSON object" if self.broken_lines == 1 else "are not JSON objects"
+            notes.append(
+                f"{broken} {verb} ({plural_noun(self.broken_lines, 'line')} {shown}{more})"
+            )
         if self.truncated_tail:
             notes.append("the last line is incomplete (the session may still be writing it)")
         if self.unknown_types:

@@ -19,6 +19,7 @@ from workbench.engine.jsutil import format_file_size, js_last_index_of, js_len, 
 from workbench.engine.memories.frontmatter import FRONTMATTER_RE
 from workbench.engine.profiles.rules import IndexLoadRules
 from workbench.engine.records import Record
+from workbench.engine.wording import plural
 
 MAX_ENTRYPOINT_LINES = 200
 MAX_ENTRYPOINT_LENGTH = 25_000
@@ -155,7 +156,8 @@ def truncation_warning(truncation: Truncation) -> str | None:
     dropped = truncation.line_count - truncation.kept_lines
     text = (
         f"MEMORY.md is too big to load whole: {truncation.reason}. Claude Code loads only "
-        f"the first {truncation.kept_lines} lines; {dropped} line(s) after the cut never reach "
+        f"the first {truncation.kept_lines} lines; {plural(dropped, 'line')} after the cut never "
+        "reach "
         "the model."
     )
     first_cut = truncation.first_cut_line

@@ -45,6 +45,7 @@ from workbench.engine.recall.selector import (
 from workbench.engine.recall.signals import SessionSignals, session_signals
 from workbench.engine.recall.surfacing import SurfacingView, read_for_surfacing, surface
 from workbench.engine.userfiles import read_start
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -306,12 +307,12 @@ class RecallService:
                 notes.append(f"{parsed.problem}; Claude Code treats that as no memories")
             if parsed.unknown:
                 notes.append(
-                    f"dropped {len(parsed.unknown)} name(s) the model gave that are not "
+                    f"dropped {plural(len(parsed.unknown), 'name')} the model gave that are not "
                     "candidate files"
                 )
             if parsed.over_limit:
                 notes.append(
-                    f"dropped {len(parsed.over_limit)} pick(s) beyond the limit of {MAX_SELECTED}"
+                    f"dropped {plural(len(parsed.over_limit), 'pick')} beyond the limit of {MAX_SELECTED}"
                 )
         ages = {h.filename: memory_age_days(h.mtime_ms, now) for h in scanned}
         ranked = self.ranker(scanned).rank(query, recent_tools=tools, ages=ages) if scanned else []

@@ -10,6 +10,7 @@ from workbench.engine.instructions.models import (
     InstructionFile,
     InstructionsReport,
 )
+from workbench.ui.formatting import plural
 
 KIND_STYLE = {
     "managed": "bold $error",
@@ -67,8 +68,8 @@ def summary_content(report: InstructionsReport) -> Content:
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     if errors or warnings:
-        parts += ["·  ", (f"{errors} error(s)", SEVERITY_STYLE["error"] if errors else ""), ", "]
-        parts += [(f"{warnings} warning(s)", SEVERITY_STYLE["warning"] if warnings else "")]
+        parts += ["·  ", (plural(errors, "error"), SEVERITY_STYLE["error"] if errors else ""), ", "]
+        parts += [(plural(warnings, "warning"), SEVERITY_STYLE["warning"] if warnings else "")]
     return Content.assemble(*parts)
 
 

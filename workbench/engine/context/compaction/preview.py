@@ -29,6 +29,7 @@ from workbench.engine.context.compaction.session_compact import (
 from workbench.engine.context.compaction.survival import SurvivalReport, check_survival
 from workbench.engine.context.thresholds import Thresholds, should_auto_compact
 from workbench.engine.context.tokens import as_dict, rough_tokens_for_messages
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine.profiles.detect import ResolvedVersion
@@ -252,9 +253,9 @@ def _layout(
         )
     restored_skills = [s for s in skills if s.included]
     attachment_tokens = files.total_tokens + sum(s.tokens for s in restored_skills)
-    detail = f"{len(files.restored)} file(s)"
+    detail = plural(len(files.restored), "file")
     if restored_skills:
-        detail += f" and {len(restored_skills)} skill(s)"
+        detail += f" and {plural(len(restored_skills), 'skill')}"
     return (
         boundary,
         PostCompactPart("summary", 1, 0, "written by the model (size unknown until it runs)"),

@@ -24,6 +24,7 @@ from workbench.engine.context.tokens import (
 )
 from workbench.engine.envflags import is_truthy
 from workbench.engine.jsutil import js_len
+from workbench.engine.wording import plural
 
 # Our marker for a section cut at compaction time (Claude Code appends its own).
 SECTION_TRUNCATED_MARKER = "\n[… the rest of this section was cut to fit the compaction budget …]"
@@ -336,15 +337,11 @@ def plan_session_memory_compaction(
     adjustments: list[str] = []
     if adjustment is not None:
         if adjustment.after_tool_pairs != adjustment.start:
-            adjustments.append(
-                f"moved back {adjustment.start - adjustment.after_tool_pairs} message(s) to "
-                "keep tool calls with their results"
-            )
+            moved = plural(adjustment.start - adjustment.after_tool_pairs, "message")
+            adjustments.append(f"moved back {moved} to keep tool calls with their results")
         if adjustment.after_split_records != adjustment.after_tool_pairs:
-            adjustments.append(
-                f"moved back {adjustment.after_tool_pairs - adjustment.after_split_records} "
-                "message(s) to keep every record of a streamed response"
-            )
+            moved = plural(adjustment.after_tool_pairs - adjustment.after_split_records, "message")
+            adjustments.append(f"moved back {moved} to keep every record of a streamed response")
     kept = [m for m in messages[index:] if not is_compact_boundary(m)]
     kept_tokens = estimate_message_tokens(kept)
     truncated = truncate_session_memory_for_compact(notes)
@@ -367,7 +364,7 @@ def plan_session_memory_compaction(
         f"the kept messages alone ({post:,} tokens) would still reach the auto-compact "
         f"threshold ({threshold:,}), so Claude Code falls back to a full compaction"
         if falls_back
-        else f"keeps the last {len(kept)} message(s) and uses the session notes as the summary"
+        else f"keeps the last {plural(len(kept), 'message')} and uses the session notes as the summary"
     )
     keep_uuid = as_dict(messages[index]).get("uuid") if index < len(messages) else None
     return SessionMemoryCompactionPlan(

@@ -21,6 +21,7 @@ from workbench.engine.team.secrets.report import SecretScanReport
 from workbench.engine.team.secrets.rules import RULES
 from workbench.engine.team.secrets.scanner import SecretFinding
 from workbench.engine.team.secrets.suppression import INLINE_REASONS, Suppressed
+from workbench.engine.wording import plural
 
 FORMATS = ("table", "json", "sarif", "csv", "junit")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -252,7 +253,10 @@ def to_junit(report: SecretScanReport, *, list_suppressed: bool = False) -> str:
         ET.SubElement(
             suite,
             "testcase",
-            {"classname": "secrets", "name": f"no secrets in {report.files_scanned} file(s)"},
+            {
+                "classname": "secrets",
+                "name": f"no secrets in {plural(report.files_scanned, 'file')}",
+            },
         )
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.engine.wording import plural
+
 ENDPOINT_PATH = "/api/claude_code/team_memory"
 MAX_FILE_SIZE_BYTES = 250_000
 MAX_PUT_BODY_BYTES = 200_000
@@ -141,7 +143,7 @@ def _str_record(value: Any, what: str) -> dict[str, str]:
     bad = sum(1 for item in value.values() if not isinstance(item, str))
     if bad:
         # The key is not named: it is the server's text, and could be anything.
-        raise BodyError(f"{what} has {bad} non-string value(s)")
+        raise BodyError(f"{what} has {plural(bad, 'non-string value')}")
     return dict(value)
 
 
