@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.memories.scan import MAX_MEMORY_FILES
+from workbench.engine.recall.ranker import OfflineRanker
 
 
 def test_obvious_pick_with_reasons_and_near_misses(tidy_folder):
@@ -163,3 +165,20 @@ def test_missing_memory_folder_gives_an_empty_result(tmp_path):
     result = engine.recall.run("anything at all", engine="offline")
     assert result.candidates == () and result.selected == ()
     assert os.path.isdir(tmp_path) and not (tmp_path / "nope").exists()
+
+
+def test_near_misses_quote_the_cut_off_the_result_shows(tidy_folder, monkeypatch):
+    # A best score of 4.9099 puts the cut-off at 2.45495: the result keeps 2.455 and shows
+    # 2.46, and the near misses once said "under the cut-off 2.45" beside it.
+    real_rank = OfflineRanker.rank
+
+    def rank(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        ranked = sorted(real_rank(self, *args, **kwargs), key=lambda r: -r.score)
+        return [replace(ranked[0], score=4.9099), *ranked[1:]]
+
+    monkeypatch.setattr(OfflineRanker, "rank", rank)
+    query = "what does the oncall rotation use for grafana deploy"
+    result = tidy_folder.engine().recall.recall_offline(query)
+    assert result.cutoff == 2.455
+    under = [m.why_not for m in result.near_misses if "under the cut-off" in m.why_not]
+    assert under and all("under the cut-off 2.46 " in why for why in under), under

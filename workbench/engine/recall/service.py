@@ -345,7 +345,9 @@ class RecallService:
             if r.key in accepted or r.score <= 0:
                 continue
             matched = _matched_words(r)
-            detail = f"; offline score {r.score:.2f}" + (f", matching {matched}" if matched else "")
+            detail = f"; offline score {_shown(r.score)}" + (
+                f", matching {matched}" if matched else ""
+            )
             if r.key not in candidate_keys:
                 why = "already surfaced earlier in this session; recall never offers it twice"
                 misses.append(NearMiss(r.key, _round(r.score), why, candidate=False))
@@ -546,6 +548,12 @@ def _round(value: float) -> float:
     return round(value, 3)
 
 
+def _shown(value: float) -> str:
+    """A score for a sentence, from the value the result keeps (`_round`), so the text and
+    the figures the front ends print from the result never differ in the last digit."""
+    return f"{_round(value):.2f}"
+
+
 def _mtime_ms(path: str) -> float:
     try:
         return os.stat(path).st_mtime_ns / 1_000_000
@@ -616,7 +624,7 @@ def _evidence(r: RankedMemory | None) -> list[str]:
 def _offline_reasons(
     r: RankedMemory, rank: int, candidate_count: int, ages: dict[str, int]
 ) -> tuple[str, ...]:
-    reasons = [f"ranked {rank} of {candidate_count} with score {r.score:.2f}"]
+    reasons = [f"ranked {rank} of {candidate_count} with score {_shown(r.score)}"]
     for field_name, label in _FIELD_LABELS.items():
         part = r.field_scores.get(field_name, 0.0)
         direct = r.matches.get(field_name)
@@ -656,7 +664,7 @@ def _offline_why_not(r: RankedMemory, rank: int, cutoff: float, already_read: bo
         return "the agent already read this file in the session, so it is not surfaced again"
     if not r.content_match:
         return (
-            f"score {r.score:.2f} comes only from its type fitting the query; "
+            f"score {_shown(r.score)} comes only from its type fitting the query; "
             "nothing in its name, description, file name or body matched"
         )
     matched = _matched_words(r)
@@ -664,10 +672,10 @@ def _offline_why_not(r: RankedMemory, rank: int, cutoff: float, already_read: bo
         return f"ranked {rank}: only {MAX_SELECTED} memories are surfaced per turn"
     if r.score >= cutoff:
         return (
-            f"too weak a match on its own: score {r.score:.2f} (under {SELECT_MIN_SCORE:.2f}) "
+            f"too weak a match on its own: score {_shown(r.score)} (under {SELECT_MIN_SCORE:.2f}) "
             f"and it holds {r.coverage:.0%} of the query's words ({matched})"
         )
     return (
-        f"score {r.score:.2f} is under the cut-off {cutoff:.2f} "
+        f"score {_shown(r.score)} is under the cut-off {_shown(cutoff)} "
         f"({SELECT_RELATIVE_CUTOFF:.0%} of the best); it matched only {matched}"
     )
