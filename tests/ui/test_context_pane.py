@@ -220,3 +220,19 @@ async def test_stepping_to_a_call_shows_its_items_and_back_hides_them(sample_eng
         assert biggest.describe(last) in shown.split("\n")[1]
         await pilot.press("full_stop", "full_stop")
         assert pane.call is None and not items.display
+
+
+def test_the_gauge_and_this_pane_name_the_two_measured_figures_apart(sample_engine):
+    # The last call's usage is 149,209 tokens in and 21 out: the gauge counts both (as Claude
+    # Code does), this pane reconciles the input. Each says which it shows, so the two
+    # "measured" figures for one call are not read as a disagreement.
+    from workbench.ui.panes.context_view import headline_content
+    from workbench.ui.panes.gauge_view import counts_content
+
+    engine = sample_engine("warnings")
+    report = view_for(engine).report
+    assert report is not None
+    headline = headline_content(report).plain
+    assert "last call's input measured 149,209" in headline
+    counts = counts_content(engine.context.gauge_view(None).report, None).plain
+    assert "149,230  API usage, last call, input + output" in counts

@@ -134,7 +134,7 @@ def headline_content(report: AttributionReport) -> Content:
     ]
     if last is not None and last.recorded is not None and last.difference is not None:
         parts += [
-            "  ·  last call measured ",
+            "  ·  last call's input measured ",
             (f"{last.recorded:,}", "bold"),
             ", estimated ",
             f"{last.estimate:,}",

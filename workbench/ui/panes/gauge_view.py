@@ -109,7 +109,7 @@ def counts_content(report: GaugeReport, measurements: TokenMeasurements | None) 
 
     usage = report.last_usage
     if usage is not None:
-        row("measured", usage.total, "API usage, last call")
+        row("measured", usage.total, "API usage, last call, input + output")
         row("estimated", report.used - usage.total, "rough, messages since")
     else:
         row("measured", None, "no API usage yet")
