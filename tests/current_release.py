@@ -115,6 +115,9 @@ class CurrentReleaseSession(SessionBuilder):
             trigger=trigger,
             pre_tokens=pre,
             post_tokens=24_000,
+            # This builder's large start count stands for the conversation before it, which
+            # the compaction drops: the next prompt starts small again.
+            prompt_after=14_000,
         )
         meta = boundary["compactMetadata"]
         meta.update(

@@ -49,6 +49,7 @@ class SessionBuilder:
         self.clock = start or datetime(2026, 2, 10, 9, 0, 0, tzinfo=UTC)
         self.entries: list[dict[str, Any]] = []
         self.parent: str | None = None
+        self.system_prompt_tokens = system_prompt_tokens
         # What the next API call's prompt holds: system prompt and tools, then the messages.
         self.prompt_tokens = system_prompt_tokens
         self.pending_tokens = 0
@@ -342,8 +343,12 @@ class SessionBuilder:
         pre_tokens: int | None = None,
         preserved_segment: Mapping[str, str] | None = None,
         post_tokens: int | None = None,
+        prompt_after: int | None = None,
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """A compact boundary (a fresh root) and the summary message that follows it."""
+        """A compact boundary (a fresh root) and the summary message that follows it.
+
+        The next call's prompt is then `prompt_after` (default: the system prompt, which
+        compaction never shrinks) plus the summary."""
         last_uuid = self.parent
         meta: dict[str, Any] = {
             "trigger": trigger,
@@ -373,8 +378,9 @@ class SessionBuilder:
             counts=False,
         )
         summary_entry = self.user(summary, isCompactSummary=True, isVisibleInTranscriptOnly=True)
-        # After compaction the prompt is the system prompt plus the summary.
-        self.prompt_tokens = 14_000
+        # The messages sent before the boundary are gone from the prompt; what was not sent
+        # yet (the summary, a kept tail's newest result) goes with the next call.
+        self.prompt_tokens = self.system_prompt_tokens if prompt_after is None else prompt_after
         self.last_output = 0
         return boundary, summary_entry
 

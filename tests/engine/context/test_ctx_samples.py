@@ -79,3 +79,19 @@ def test_sample_transcripts_read_cleanly_and_replay_without_surprises(tmp_path, 
         report = engine.context.replay(info.path)
         assert report.unrecorded_fires == ()
         assert all(c.agrees is not False for c in report.compactions)
+
+
+def test_calls_after_a_compaction_keep_the_system_prompt(tmp_path):
+    # Compaction drops messages, never the system prompt and tools: each call after the
+    # boundary measures at least the overhead, and the usage the samples record reconciles
+    # with the estimate (the builder once dropped the prompt to a fixed 14,000 tokens, which
+    # showed as a -17,000 difference in the Context pane).
+    engine = _engine(tmp_path, "warnings")
+    for session in ("5f7d3e21", "a26c8b94"):
+        path = engine.context.resolve_transcript(session=session)
+        report = engine.context.attribution(path)
+        after = [c for c in report.calls if c.segment > 0]
+        assert after, session
+        for call in after:
+            assert call.recorded is not None and call.recorded > report.overhead, session
+            assert call.difference == 0, (session, call.number, call.difference)
