@@ -277,7 +277,9 @@ class TestThemes:
 
     @pytest.mark.parametrize("theme", THEME_NAMES)
     def test_reference_screen(self, snap_compare, warnings_app, theme: str):
-        assert snap_compare(warnings_app(theme), terminal_size=SIZE, run_before=settled("alt+2"))
+        # A fixed clock: the sample's daily logs are named for the day their age gives them.
+        app = warnings_app(theme, now=SAMPLE_NOW)
+        assert snap_compare(app, terminal_size=SIZE, run_before=settled("alt+2"))
 
 
 def entry(path: str, memory_type: str | None, *, age: int = 3, lints=()) -> MemoryEntry:  # type: ignore[no-untyped-def]

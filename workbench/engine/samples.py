@@ -20,6 +20,7 @@ import shutil
 import time
 import tomllib
 from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 
 from workbench.engine.claude_paths import project_root_for, sanitize_path
@@ -112,14 +113,46 @@ def _make_git_dir(project: Path, remote: str | None) -> None:
 
 
 def _apply_ages(memory_dir: Path, project_dir: Path, ages: dict[str, float], now: float) -> None:
-    """Set mtimes: listed files get their age in days; others a minute apart, newest first."""
+    """Set mtimes: listed files get their age in days; others a minute apart, newest first.
+    A daily log is also named for the day its age puts it on (see `_log_for_day`)."""
     files = sorted(p for p in project_dir.rglob("*") if p.is_file())
     for order, path in enumerate(files):
         rel_memory = _rel(path, memory_dir)
         key = f"memory/{rel_memory}" if rel_memory else f"transcripts/{_rel(path, project_dir)}"
         age_days = ages.get(key)
         stamp = now - age_days * DAY_SECONDS if age_days is not None else now - 600 - order * 60
+        if age_days is not None and rel_memory is not None:
+            path = _log_for_day(memory_dir, path, rel_memory, stamp)
         os.utime(path, (stamp, stamp))
+
+
+def _log_for_day(memory_dir: Path, path: Path, rel: str, stamp: float) -> Path:
+    """A daily log (`logs/YYYY/MM/YYYY-MM-DD.md`) moved to the local day of `stamp`.
+
+    The sample names its logs for the day they were written when it was made; installed
+    later, a log "10 days old" would otherwise keep a name from weeks before, and the tree
+    would show `2026-11-20` beside an age that does not fit it."""
+    parts = rel.split("/")
+    if len(parts) != 4 or parts[0] != "logs" or not _is_day_name(parts[3]):
+        return path
+    day = datetime.fromtimestamp(stamp).date()  # local, as Claude Code names its logs
+    target = memory_dir / "logs" / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+    if target == path or target.exists():  # two logs on one day keep their own names
+        return path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    path.rename(target)
+    for folder in (path.parent, path.parent.parent):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    return target
+
+
+def _is_day_name(name: str) -> bool:
+    try:
+        date.fromisoformat(name.removesuffix(".md"))
+    except ValueError:
+        return False
+    return name.endswith(".md")
 
 
 def _rel(path: Path, folder: Path) -> str | None:
