@@ -270,6 +270,35 @@ def test_compact_preview_by_session_id_with_options(capsys, project, tmp_path):
 def test_compact_preview_human(capsys, project):
     code, out, _ = run(capsys, project, "compact-preview", str(project["new"]))
     assert code == 0 and "Session-memory compaction" in out and "Survival check" in out
+    # The session's notes become the summary: the check is against them.
+    assert "checked against session notes" in out
+
+
+def test_compact_preview_human_frames_the_facts_like_the_pane(capsys, project):
+    # A session without notes: no summary yet, so the facts are what one must keep.
+    code, out, _ = run(capsys, project, "compact-preview", "11111111")
+    assert code == 0
+    head = next(x for x in out.splitlines() if x.startswith("Survival check"))
+    assert head == "Survival check  1 fact in the 4 messages a summary replaces"
+    assert "no summary to check (--summary FILE checks one)" in out
+
+
+def test_compact_preview_human_says_what_a_checked_summary_lost(capsys, project, tmp_path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("We worked on the API tests.\n", encoding="utf-8")
+    code, out, _ = run(
+        capsys,
+        project,
+        "compact-preview",
+        "22222222",
+        "--last-summarized",
+        "no-such-uuid",
+        "--summary",
+        str(summary),
+    )
+    assert code == 0
+    line = next(x for x in out.splitlines() if "checked against" in x)
+    assert line.lstrip().startswith("✗ ") and " lost, checked against " in line
 
 
 def test_session_memory_show(capsys, project):

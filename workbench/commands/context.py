@@ -435,9 +435,22 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             f"{micro.tokens_saved:,} tokens · {micro.reason}",
             markup=False,
         )
-        con.print("\n[bold]Survival check[/bold]")
         survival = preview.survival
-        for kind in ("paths", "commands", "numbers", "identifiers"):
+        kinds = ("paths", "commands", "numbers", "identifiers")
+        facts = sum(len(getattr(survival, kind)) for kind in kinds)
+        con.print(
+            f"\n[bold]Survival check[/bold]  {plural(facts, 'fact')} in the "
+            f"{plural(survival.span_messages, 'message')} a summary replaces",
+            highlight=False,
+        )
+        if survival.summary_given:
+            lost = sum(len(v) for v in survival.lost().values())
+            verdict = f"✗ {lost} lost" if lost else "✓ nothing lost"
+            source = survival.summary_source or "the summary"
+            con.print(f"  {verdict}, checked against {source}", markup=False, highlight=False)
+        elif facts:
+            con.print("  no summary to check (--summary FILE checks one); the facts it must keep:")
+        for kind in kinds:
             items = getattr(survival, kind)
             if not items:
                 continue
