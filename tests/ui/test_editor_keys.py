@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select, Static, TextArea
 
-from tests.ui.conftest import key_name, settle, type_text
+from tests.ui.conftest import Toasts, key_name, settle, type_text
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.editor import MemoryEditorScreen
@@ -87,6 +87,22 @@ async def test_a_blank_new_memory_shows_no_errors_until_something_is_typed(
         findings = str(editor.query_one(".editor-findings", Static).render())
         assert "type-missing" in findings and "name-missing" not in findings
         assert editor.query_one("#field-type", Select).has_class("-invalid")
+
+
+async def test_saving_without_a_type_says_so_and_goes_to_the_type(memory_project, app_factory):
+    app = app_factory(memory_project)
+    toasts = Toasts()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=toasts) as pilot:
+        editor = await open_editor(app, pilot)
+        await type_text(pilot, "Pager")
+        await pilot.press("tab")
+        await type_text(pilot, "who holds the pager")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.screen is editor
+        assert editor.query_one("#field-type", Select).has_focus
+        (toast,) = [n for n in toasts if n.title == "Not saved"]
+        assert toast.message.startswith("a memory needs a type: one of user, feedback")
 
 
 async def test_text_typed_right_after_tab_lands_in_the_next_field(memory_project, app_factory):

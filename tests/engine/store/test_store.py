@@ -152,6 +152,7 @@ def test_save_without_index_and_duplicate_names(sample_engine):
     ("kwargs", "message"),
     [
         ({"type": "Feedback"}, "type must be"),
+        ({"type": ""}, "needs a type: one of user, feedback"),  # nothing chosen yet
         ({"name": " "}, "needs a name"),
         ({"description": ""}, "description"),
         ({"file": "../escape.md"}, "outside"),

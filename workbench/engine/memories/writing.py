@@ -233,6 +233,8 @@ class MemoryWriting:
         )
 
     def _validate_new(self, memory_type: str, name: str, description: str) -> None:
+        if not memory_type.strip():
+            raise UserInputError(f"a memory needs a type: one of {', '.join(MEMORY_TYPES)}")
         if memory_type not in MEMORY_TYPES:
             raise UserInputError(
                 f"type must be one of {', '.join(MEMORY_TYPES)} (got {memory_type!r})"

@@ -391,6 +391,9 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
     def _refused(self, message: SaveRefused) -> None:
         if not message.conflict or self.document is None:
             self.notify(message.error, title="Not saved", severity="error")
+            if self.document is None and not self.draft().memory_type:
+                # The one field a keyboard user is not in when typing starts: go to it.
+                self.query_one("#field-type", Select).focus()
             return
 
         def chosen(choice: ConflictChoice | None) -> None:
