@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.widgets import Input, Select, Static, TextArea
 
 from tests.ui.conftest import Toasts, key_name, settle, type_text
+from workbench.engine.memories.models import DraftForm
 from workbench.ui.messages import OpenMemoryRequested
 from workbench.ui.screens.confirm import ConfirmModal
 from workbench.ui.screens.editor import MemoryEditorScreen
@@ -103,6 +104,26 @@ async def test_saving_without_a_type_says_so_and_goes_to_the_type(memory_project
         assert editor.query_one("#field-type", Select).has_focus
         (toast,) = [n for n in toasts if n.title == "Not saved"]
         assert toast.message.startswith("a memory needs a type: one of user, feedback")
+
+
+async def test_the_file_field_says_which_file_the_save_writes(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot)
+        file_field = editor.query_one("#field-file", Input)
+        assert file_field.placeholder == "optional; by default it is made from the name"
+        editor.query_one("#field-type", Select).value = "project"
+        await type_text(pilot, "Deploy window")
+        await settle(app, pilot)
+        expected = app.engine.memories.check_draft(
+            "",
+            path="new memory",
+            team=False,
+            form=DraftForm("project", "Deploy window", ""),
+            new=True,
+        ).default_file
+        assert expected in ("deploy-window.md", "project_deploy_window.md")
+        assert file_field.placeholder == f"optional; by default {expected}"
 
 
 async def test_text_typed_right_after_tab_lands_in_the_next_field(memory_project, app_factory):

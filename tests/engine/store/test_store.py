@@ -440,3 +440,31 @@ def test_a_draft_is_checked_as_the_editor_shows_it(sample_engine):
     # Raw text has no form: only the file's own lint.
     raw = store.check_draft(text, path="feedback_uv.md", team=False)
     assert raw.projection is None and "name-missing" not in [f.rule for f in raw.findings]
+
+
+@pytest.mark.parametrize(
+    ("claude_version", "first", "second"),
+    [
+        # 2.1.332 names a file for the name alone, in kebab case; 2.1.88 for type and name.
+        ("2.1.332", "deploy-window.md", "deploy-window-2.md"),
+        ("2.1.88", "project_deploy_window.md", "project_deploy_window_2.md"),
+    ],
+)
+def test_a_new_draft_says_which_file_it_would_be_saved_as(
+    sample_engine, claude_version, first, second
+):
+    from workbench.engine.memories.models import DraftForm
+
+    store = sample_engine("healthy", claude_version=claude_version).memories
+
+    def default_file(form: DraftForm) -> str | None:
+        return store.check_draft(
+            "", path="new memory", team=False, form=form, new=True
+        ).default_file
+
+    form = DraftForm("project", "Deploy window", "Tue to Thu")
+    assert default_file(form) == first
+    store.save(type="project", name="Deploy window", description="Tue to Thu", body="b")
+    assert default_file(form) == second  # the next free name, as the save would pick it
+    assert default_file(DraftForm("project", "Deploy window", "d", "mine.md")) is None
+    assert default_file(DraftForm("project", " ", "d")) is None

@@ -299,6 +299,9 @@ class DraftCheck(Record):
     findings: tuple[LintFinding, ...]
     projection: str | None = None
     """`the index goes to 12/200 lines, …`, the headroom warning, or why it cannot be saved."""
+    default_file: str | None = None
+    """The file a new memory would be saved as when none is given (the release's naming:
+    `deploy-window.md` or `project_deploy_window.md`, with a suffix if that one is taken)."""
 
 
 class EditableMemory(Record):

@@ -310,6 +310,11 @@ class MemoryWriting:
                     0, LintFinding(path, "name-missing", "error", "a memory needs a name")
                 )
         projection = None
+        default_file = None
+        names_by_type = not self.formats.kebab_names  # `type_name.md` needs the type too
+        if new and form is not None and form.name.strip() and not form.file:
+            if form.memory_type or not names_by_type:
+                default_file = self._new_file_name(form.memory_type or "", form.name, team)[0]
         if new and form is not None and form.memory_type and form.name:
             try:
                 result = self.preview_save(
@@ -321,7 +326,7 @@ class MemoryWriting:
                 )
             except WorkbenchError as exc:
                 projection = str(exc)
-        return DraftCheck(tuple(findings), projection)
+        return DraftCheck(tuple(findings), projection, default_file)
 
     def preview_save(
         self,

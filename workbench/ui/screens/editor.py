@@ -62,10 +62,16 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
     class Validated(Message):
         """Live lint results for the current draft."""
 
-        def __init__(self, findings: tuple[LintFinding, ...], projection: str | None) -> None:
+        def __init__(
+            self,
+            findings: tuple[LintFinding, ...],
+            projection: str | None,
+            default_file: str | None = None,
+        ) -> None:
             super().__init__()
             self.findings = findings
             self.projection = projection
+            self.default_file = default_file
 
     class Saved(Message):
         """The save went through."""
@@ -153,7 +159,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                     with Horizontal(classes="form-row"):
                         yield Label("File", classes="form-label")
                         yield Input(
-                            placeholder="optional, e.g. feedback_testing.md (default: type_name.md)",
+                            placeholder=file_placeholder(None),
                             id="field-file",
                         )
             yield TextArea(
@@ -251,12 +257,17 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             new=self.is_new,
         )
         if not worker.is_cancelled:
-            self.post_message(self.Validated(check.findings, check.projection))
+            self.post_message(self.Validated(check.findings, check.projection, check.default_file))
 
     @on(Validated)
     def _show_findings(self, message: Validated) -> None:
         self.findings = message.findings
         self.projection = message.projection
+        if self.is_new:
+            # Say which file the save will write, in the release's naming, as it is known.
+            self.query_one("#field-file", Input).placeholder = file_placeholder(
+                message.default_file
+            )
         self._render_findings()
 
     @property
@@ -462,3 +473,10 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
 def unchanged_outcome(path: str) -> ChangeOutcome:
     """A save that found nothing to write: said so, and nothing to undo."""
     return ChangeOutcome(f"no changes to save: {path} was left as it was", undo_hint=False)
+
+
+def file_placeholder(default_file: str | None) -> str:
+    """The File field's hint: the file a save writes when the field is left empty."""
+    if default_file is None:
+        return "optional; by default it is made from the name"
+    return f"optional; by default {default_file}"
