@@ -47,6 +47,13 @@ def test_warnings_sample_trips_each_file_rule(sample_engine):
     assert {"why-missing", "how-to-apply-missing"} <= set(
         _rules(entries, "feedback_no_friday_deploys.md")
     )
+    # Each names the line to add (both releases' prompts ask for these two lines).
+    friday = next(e for e in entries if e.path == "feedback_no_friday_deploys.md")
+    messages = {f.rule: f.message for f in friday.lints}
+    assert messages["why-missing"].startswith("a feedback memory needs a **Why:** line")
+    assert messages["how-to-apply-missing"].startswith(
+        "a feedback memory needs a **How to apply:** line"
+    )
     assert "relative-date" in _rules(entries, "project_tax_engine_rewrite.md")
     assert "memory-truncated-on-recall" in _rules(entries, "reference_api_catalogue.md")
     assert "file-not-utf8" in _rules(entries, "legacy_export.md")

@@ -142,7 +142,7 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
                     path,
                     "why-missing",
                     "warning",
-                    f"a {memory_type} memory should say **Why:** it holds",
+                    f"a {memory_type} memory needs a **Why:** line: the reason it holds",
                 )
             )
         if not _says(_HOW, body):
@@ -151,7 +151,7 @@ def lint_and_frontmatter(facts: FileFacts) -> tuple[list[LintFinding], ParsedFro
                     path,
                     "how-to-apply-missing",
                     "warning",
-                    f"a {memory_type} memory should say **How to apply:** it",
+                    f"a {memory_type} memory needs a **How to apply:** line: when it applies",
                 )
             )
     # One search of the whole text first: a match on a line is a match in the text (line
