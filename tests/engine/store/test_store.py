@@ -475,3 +475,23 @@ def test_a_new_draft_says_which_file_it_would_be_saved_as(
     assert default_file(form) == second  # the next free name, as the save would pick it
     assert default_file(DraftForm("project", "Deploy window", "d", "mine.md")) is None
     assert default_file(DraftForm("project", " ", "d")) is None
+
+
+@pytest.mark.parametrize(
+    ("claude_version", "first", "second"),
+    [
+        ("2.1.332", "pager-duty.md", "pager-duty-2.md"),
+        ("2.1.88", "user_pager_duty.md", "user_pager_duty_2.md"),
+    ],
+)
+def test_a_save_says_a_name_was_taken_only_when_it_was(
+    sample_engine, claude_version, first, second
+):
+    # 2.1.332 names files in kebab case: its first save once said "user_pager_duty.md
+    # already exists", a file that was never there, because the note assumed 2.1.88's names.
+    store = sample_engine("healthy", claude_version=claude_version).memories
+    one = store.save(type="user", name="Pager duty", description="who holds it", body="Ana")
+    assert one.path == first and one.notes == ()
+    two = store.save(type="user", name="Pager duty", description="who holds it", body="Rui")
+    assert two.path == second
+    assert two.notes == (f"{first} already exists, so this memory was saved as {second}",)

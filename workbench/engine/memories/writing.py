@@ -167,15 +167,21 @@ class MemoryWriting:
         if labels:
             raise RefusedWriteError(team_write_refusal_message(labels))
 
+    def _first_file_name(self, memory_type: str, name: str) -> str:
+        """The file a new memory is named for before any suffix: the release's naming,
+        `type_name.md` (2.1.88's examples) or the kebab-case name (2.1.332)."""
+        if self.formats.kebab_names:
+            return f"{kebab_name(name)}.md"
+        return f"{memory_type}_{_slug(name)}.md"
+
     def _new_file_name(
         self, memory_type: str, name: str, team: bool, content: bytes | None = None
     ) -> tuple[str, bool]:
         """A free `TYPE_NAME[_N].md`, or one that already holds exactly `content` (True)."""
         folder = self._index_folder(team)
-        # The release's naming: `type_name.md` (2.1.88's examples) or the kebab-case name.
         kebab = self.formats.kebab_names
-        stem = kebab_name(name) if kebab else f"{memory_type}_{_slug(name)}"
-        candidate = f"{stem}.md"
+        candidate = self._first_file_name(memory_type, name)
+        stem = candidate.removesuffix(".md")
         counter = 2
         while True:
             path = folder / candidate
@@ -375,7 +381,7 @@ class MemoryWriting:
             notes.append("the body was empty: the memory holds only its name, description and type")
         history = self.history
         # Everything that can be refused without looking at racing state, before the lock.
-        first = f"{type}_{_slug(name)}.md"
+        first = self._first_file_name(type, name)
         explicit = self._target_for(file, type, name, team) if file else None
         self._check_team_secrets(explicit or self._index_folder(team) / first, content)
         with self._writing_index(), history.transaction():
