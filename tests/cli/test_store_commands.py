@@ -87,6 +87,23 @@ def test_index_keys_and_team_flag(install_sample, capsys):
     assert team["path"].endswith("team/MEMORY.md")
 
 
+def test_ls_with_nothing_to_list_says_so(tmp_path, capsys, monkeypatch):
+    # A project Claude Code has saved nothing for: a sentence, not an empty table.
+    project = tmp_path / "app"
+    project.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    code, out, _ = run(capsys, "ls", "--project", str(project))
+    assert code == 0
+    assert out.startswith("no memory folder yet: Claude Code has saved no memory for this ")
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "user_role.md").write_text("---\nname: Role\ndescription: d\ntype: user\n---\n")
+    code, out, _ = run(capsys, "ls", "--memory-dir", str(memory), "--scope", "team")
+    assert code == 0 and out.strip() == f"no team memory files in {memory}"
+    code, out, _ = run(capsys, "ls", "--memory-dir", str(memory), "--json", "--scope", "team")
+    assert code == 0 and out == []  # JSON stays a list
+
+
 def test_ls_show_manifest(install_sample, capsys):
     install_sample("healthy")
     _, entries, _ = run(capsys, "ls", "--json")

@@ -25,6 +25,8 @@ from workbench.engine.models import plural
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from workbench.engine import Engine
+
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     add = functools.partial(add_command, subparsers, common)
@@ -192,6 +194,9 @@ def run_ls(args: argparse.Namespace) -> int:
     def human(con: Console) -> None:
         from rich.table import Table
 
+        if not rows:  # a sentence, not a table with nothing under its header
+            con.print(_nothing_listed(engine, args.scope), markup=False, highlight=False)
+            return
         table = Table(box=None, pad_edge=False)
         for column in ("path", "type", "age", "tokens", "indexed", "lints", "description"):
             table.add_column(column)
@@ -209,6 +214,14 @@ def run_ls(args: argparse.Namespace) -> int:
 
     emit(args, rows, human, compact_when_piped=True)
     return ExitCode.OK
+
+
+def _nothing_listed(engine: Engine, scope: str) -> str:
+    folder = engine.memories.root
+    if not folder.is_dir():
+        return f"no memory folder yet: Claude Code has saved no memory for this project ({folder})"
+    kinds = {"private": "private memory files", "team": "team memory files", "log": "daily logs"}
+    return f"no {kinds.get(scope, 'memory files')} in {folder}"
 
 
 def _fit(text: str, width: int | None) -> str:
