@@ -170,6 +170,25 @@ def test_session_start_reports_what_loaded_as_a_user_message_only(
     assert "Note 209" in context["additionalContext"]
 
 
+def test_session_start_says_when_text_past_the_cut_is_lost_though_every_entry_loads(
+    live_project: LiveProject, run_cli
+) -> None:
+    # Every entry sits at the top; 240 lines of pasted notes follow. The character cut ends
+    # the load at line 161 of them: "all loaded" alone would hide that the notes never load.
+    memory = live_project.memory_dir
+    notes = "".join(f"- note {n}: " + "x" * 140 + "\n" for n in range(240))
+    (memory / "MEMORY.md").write_text(
+        "- [Testing](feedback_testing.md) — run pytest -q\n" + notes, encoding="utf-8"
+    )
+    hook = live_project.hook_input("SessionStart", source="startup")
+    code, out, _ = run_cli("hook", "SessionStart", "--quiet", stdin=hook)
+    message = json.loads(out)["systemMessage"]
+    head = message.splitlines()[0]
+    assert head.startswith("Memory Workbench: MEMORY.md: all 1 entry loaded, but "), head
+    assert " lines below them fell off at the 25,000-character limit, after line " in head
+    assert "(241 of 200 lines, " in head
+
+
 def test_session_start_quiet_says_nothing_when_all_loads(
     live_project: LiveProject, run_cli
 ) -> None:

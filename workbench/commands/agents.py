@@ -20,6 +20,7 @@ from workbench.commands.common import (
     with_claude,
 )
 from workbench.engine.errors import UserInputError
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -159,10 +160,6 @@ def run_recall(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 def _print_recall(out: Console, result: RecallResult, show_injected: bool) -> None:
     from rich.markup import escape
 
@@ -170,7 +167,7 @@ def _print_recall(out: Console, result: RecallResult, show_injected: bool) -> No
     out.print(
         f"[bold]Recall[/bold] for {escape(repr(result.query))}: "
         f"{len(result.selected)} selected by {engine_label} from "
-        f"{_plural(len(result.candidates), 'candidate')}"
+        f"{plural(len(result.candidates), 'candidate')}"
     )
     for note in result.notes:
         out.print(f"  note: {escape(note)}")
@@ -192,7 +189,7 @@ def _print_recall(out: Console, result: RecallResult, show_injected: bool) -> No
             out.print(f"  {escape(miss.path)}: {escape(miss.why_not)}")
     view = result.surfacing
     out.print(
-        f"[bold]Injected[/bold]: {_plural(len(view.memories), 'memory file')}, "
+        f"[bold]Injected[/bold]: {plural(len(view.memories), 'memory file')}, "
         f"{view.turn_bytes:,} characters this turn; session budget "
         f"{view.session_bytes_before:,} → {view.session_bytes_after:,} of "
         f"{view.session_budget:,}"

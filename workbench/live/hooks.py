@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import UserInputError
 from workbench.engine.records import Record
+from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
@@ -116,10 +117,6 @@ def _more(names: Sequence[str], limit: int = MAX_NAMED) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count:,} {word if count == 1 else (many or word + 's')}"
-
-
 # --- SessionStart -----------------------------------------------------------------------
 
 
@@ -140,10 +137,13 @@ class LoadSummary(Record):
     lines: int
     max_lines: int = 200
     max_length: int = 25_000
+    dropped_lines: int = 0
+    """Lines past the cut, entries or not."""
 
     @property
     def problems(self) -> bool:
-        return bool(self.dropped or self.dangling or self.stale)
+        # A cut index is one even when every entry is above the cut: its text below is lost.
+        return bool(self.dropped or self.dangling or self.stale or self.reason)
 
 
 def load_summary(
@@ -164,10 +164,10 @@ def load_summary(
         if days > stale_days:
             stale.append((entry.target.strip("<>"), days))
     reason = None
-    if report.line_truncated:
+    if report.length_truncated:  # applied after the line cut, so it decides where loading ends
+        reason = f"at the {report.max_length:,}-character limit, after line {report.loaded_lines}"
+    elif report.line_truncated:
         reason = f"past line {report.max_lines}"
-    elif report.length_truncated:
-        reason = f"past {report.max_length:,} characters"
     return LoadSummary(
         name=name,
         exists=report.exists,
@@ -181,6 +181,7 @@ def load_summary(
         lines=report.line_count,
         max_lines=report.max_lines,
         max_length=report.max_length,
+        dropped_lines=report.dropped_lines,
     )
 
 
@@ -190,26 +191,35 @@ def describe_load(summary: LoadSummary) -> list[str]:
         return [f"{summary.name}: none yet, so no memory index is loaded"]
     if summary.dropped:
         head = (
-            f"{summary.name}: {summary.loaded} of {_plural(summary.entries, 'entry', 'entries')} "
+            f"{summary.name}: {summary.loaded} of {plural(summary.entries, 'entry')} "
             f"loaded; {len(summary.dropped)} fell off {summary.reason}: "
             f"{_more(list(summary.dropped))}"
         )
+    elif summary.reason:
+        # Every entry is above the cut, but the text below it (notes pasted into the index)
+        # never reaches the model: say so rather than "all loaded".
+        head = (
+            f"{summary.name}: all {plural(summary.entries, 'entry')} loaded, but "
+            f"{plural(summary.dropped_lines, 'line')} below them fell off {summary.reason} "
+            f"({summary.lines} of {summary.max_lines} lines, "
+            f"{summary.length:,} of {summary.max_length:,} characters)"
+        )
     else:
         head = (
-            f"{summary.name}: all {_plural(summary.entries, 'entry', 'entries')} loaded "
+            f"{summary.name}: all {plural(summary.entries, 'entry')} loaded "
             f"({summary.lines} of {summary.max_lines} lines, "
             f"{summary.length:,} of {summary.max_length:,} characters)"
         )
     lines = [head]
     if summary.dangling:
         lines.append(
-            f"  {_plural(len(summary.dangling), 'link')} to missing files: "
+            f"  {plural(len(summary.dangling), 'link')} to missing files: "
             f"{_more(list(summary.dangling))}"
         )
     if summary.stale:
         named = [f"{target} ({days} days)" for target, days in summary.stale]
         lines.append(
-            f"  {_plural(len(summary.stale), 'loaded entry', 'loaded entries')} not updated "
+            f"  {plural(len(summary.stale), 'loaded entry')} not updated "
             f"for over a month: {_more(named)}"
         )
     return lines
@@ -288,8 +298,8 @@ def pre_compact(engine: Engine, hook: HookInput, options: HookOptions) -> dict[s
     return {
         "systemMessage": (
             f"{PREFIX}: saved what this compaction replaces ("
-            f"{_plural(snap.summarised_messages, 'message')}, "
-            f"{_plural(snap.fact_count, 'fact')} to check against the summary)"
+            f"{plural(snap.summarised_messages, 'message')}, "
+            f"{plural(snap.fact_count, 'fact')} to check against the summary)"
         ),
         "suppressOutput": True,
     }
@@ -304,10 +314,10 @@ def describe_loss(record: CompactionRecord) -> str:
     snap = record.snapshot
     total = snap.fact_count if snap else 0
     if not report.lost_count:
-        return f"{PREFIX}: the summary kept all {_plural(total, 'fact')} of the compacted span"
+        return f"{PREFIX}: the summary kept all {plural(total, 'fact')} of the compacted span"
     parts = [f"{kind} {_more(list(values))}" for kind, values in report.lost.items() if values]
     return (
-        f"{PREFIX}: the summary lost {report.lost_count} of {_plural(total, 'fact')}: "
+        f"{PREFIX}: the summary lost {report.lost_count} of {plural(total, 'fact')}: "
         + " · ".join(parts)
     )
 
@@ -359,7 +369,7 @@ def _extract_now(engine: Engine, transcript: str) -> dict[str, Any] | None:
         return None
     return {
         "systemMessage": (
-            f"{PREFIX}: extraction proposed {_plural(len(result.changes), 'memory change')} "
+            f"{PREFIX}: extraction proposed {plural(len(result.changes), 'memory change')} "
             "for review (workbench review list)"
         ),
         "suppressOutput": True,
