@@ -130,6 +130,10 @@ def test_extract_then_review_accept(install_sample, fake_messages_api, capsys) -
 
     code, listed, _ = run(capsys, "review", "list", "--json")
     assert [p["id"] for p in listed] == [proposal_id]
+    # The scripted model wrote the file but no index line: the list says what that means.
+    assert listed[0]["unindexed"] is True
+    code, human, _ = run(capsys, "review", "list")
+    assert "▲ no index line: nothing in MEMORY.md or the queue points at it" in human
     code, shown, _ = run(capsys, "review", "show", proposal_id[:10])
     assert "+++ b/project_qa_thursdays.md" in shown
 

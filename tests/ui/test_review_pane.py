@@ -97,10 +97,22 @@ async def test_the_queue_lists_proposals_and_shows_the_selected_diff(engine, mem
         detail = str(pane.query_one(".review-detail", Static).render())
         assert "→ feedback_uv.md  private memory (this machine only)" in detail
         assert "a new file (+11 −0), proposed by extract" in detail
+        assert "No MEMORY.md line points at it" not in detail  # the queued index edit does
         lines = pane.query_one(DiffView).lines
         assert [line.kind for line in lines[:3]] == ["header", "header", "hunk"]
         assert all(line.kind == "added" for line in lines[3:])
         assert lines[3].text == "---" and lines[3].new == 1
+
+
+async def test_a_new_memory_no_index_line_points_at_says_so(engine, memory):
+    propose(engine, NEW_MEMORY)  # the file alone, as a model that skipped the index leaves it
+    app = EngineHarness(engine, lambda: ReviewPane(id="review-pane"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(ReviewPane)
+        assert pane.selected is not None and pane.selected.unindexed
+        detail = str(pane.query_one(".review-detail", Static).render())
+        assert "▲ No MEMORY.md line points at it, here or in a queued index edit" in detail
 
 
 async def test_accept_writes_through_history_and_undo_reverts_it(engine, memory):

@@ -290,6 +290,11 @@ def _list_printer(data: Sequence[dict[str, Any]]) -> Callable[[Console], None]:
                     "    ▲ changed since: the file changed after this was proposed; "
                     "accepting is refused so nothing is overwritten"
                 )
+            if item["unindexed"]:
+                out.print(
+                    "    ▲ no index line: nothing in MEMORY.md or the queue points at it, so "
+                    "accepted alone it is not in the index Claude Code loads"
+                )
             if item["secret_refusal"]:
                 out.print(f"    ✖ secret refusal: {escape(item['secret_refusal'])}")
             if item["hidden_secrets"]:

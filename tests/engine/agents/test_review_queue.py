@@ -265,3 +265,27 @@ def test_two_racing_accepts_of_one_proposal_write_once(
     assert outcome == ["checked", "rival refused"]
     writes = [e for e in agent_engine.history.entries(target) if e.action == APPLY_ACTION]
     assert len(writes) == 1 and queue.list() == []
+
+
+def test_a_new_memory_without_an_index_line_is_flagged(
+    agent_engine: Engine, queue: ReviewQueue, memory: Path
+) -> None:
+    # Accepted alone, a new memory no index line points at is not in the MEMORY.md Claude
+    # Code loads: the item says so, until an index edit linking it is queued too.
+    new = memory / "user_role.md"
+    body = "---\nname: Role\ndescription: backend engineer\ntype: user\n---\n\nGo and SQL.\n"
+    queue.propose([staged(new, body)], source="extract")
+    (item,) = agent_engine.agents.review_items()
+    assert item.unindexed and item.to_json()["unindexed"] is True
+    index = memory / "MEMORY.md"
+    line = "- [Role](user_role.md) — backend engineer\n"
+    queue.propose([staged(index, index.read_text() + line)], source="extract")
+    items = {i.path: i for i in agent_engine.agents.review_items()}
+    assert not items["user_role.md"].unindexed and not items["MEMORY.md"].unindexed
+    # An edit of an indexed memory, or a daily log, is never flagged.
+    testing = memory / "feedback_testing.md"
+    queue.propose([staged(testing, testing.read_text() + "Also ruff.\n")], source="extract")
+    log = memory / "logs" / "2026" / "12" / "2026-12-05.md"
+    queue.propose([staged(log, "- 09:00 note\n")], source="extract")
+    flagged = [i.path for i in agent_engine.agents.review_items() if i.unindexed]
+    assert flagged == []

@@ -37,6 +37,9 @@ class ReviewItem:
     """The secret guard's refusal, for a team memory that would hold a credential."""
     abs_path: str = ""
     base_sha256: str | None = None
+    unindexed: bool = False
+    """A new memory that no index line links to, now or in a queued index edit: accepted
+    alone, it is not in the MEMORY.md Claude Code loads (recall can still pick it)."""
 
     @property
     def blocked(self) -> bool:
@@ -51,6 +54,7 @@ class ReviewItem:
         redact: Callable[[str], tuple[str, int]] | None = None,
         changed_since: bool = False,
         refusal: str | None = None,
+        unindexed: bool = False,
     ) -> ReviewItem:
         """Build the item; `redact` maps text to (redacted text, secrets replaced)."""
         if redact is None:
@@ -79,6 +83,7 @@ class ReviewItem:
             refusal=refusal,
             abs_path=proposal.abs_path,
             base_sha256=proposal.base_sha256,
+            unindexed=unindexed,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -99,6 +104,7 @@ class ReviewItem:
             "hidden_secrets": self.hidden_secrets,
             "changed_since": self.changed_since,
             "secret_refusal": self.refusal,
+            "unindexed": self.unindexed,
         }
 
 

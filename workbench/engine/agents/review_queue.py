@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from workbench.engine.errors import (
     UserInputError,
 )
 from workbench.engine.jsutil import js_iso
+from workbench.engine.memories.index import link_target_path, parse_index_line
 from workbench.engine.userfiles import MEMORY_FILE_LIMIT, NOTES_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:
@@ -382,7 +383,9 @@ def review_items(
     from workbench.engine.agents.models import ReviewItem
 
     items = []
-    for proposal in queue.list():
+    proposals = queue.list()
+    linked = _linked_after(queue, proposals)
+    for proposal in proposals:
         try:
             current: bytes | None = read_bytes(
                 proposal.abs_path, MEMORY_FILE_LIMIT, "a memory file"
@@ -400,9 +403,38 @@ def review_items(
                 redact=redact,
                 changed_since=sha256_or_none(current) != proposal.base_sha256,
                 refusal=refusal,
+                unindexed=_is_memory(proposal) and proposal.path not in linked,
             )
         )
     return tuple(items)
+
+
+def _is_memory(proposal: Proposal) -> bool:
+    """A new memory file (not an index, not a daily log), the kind an index line points at."""
+    return (
+        proposal.kind == "create"
+        and proposal.scope in ("private", "team")
+        and Path(proposal.path).name != "MEMORY.md"
+    )
+
+
+def _linked_after(queue: ReviewQueue, proposals: Sequence[Proposal]) -> frozenset[str]:
+    """The memory paths an index links to now, or would once a queued index edit is accepted
+    (a new memory and the line pointing at it are proposed as two writes)."""
+    if not any(_is_memory(p) for p in proposals):
+        return frozenset()
+    linked = set(queue.engine.memories.indexed_paths())
+    for proposal in proposals:
+        if Path(proposal.path).name == "MEMORY.md" and not proposal.delete:
+            prefix = "team/" if proposal.scope == "team" else ""
+            for line in proposal.content.split("\n"):
+                if "](" not in line:
+                    continue
+                parsed = parse_index_line(line)
+                target = link_target_path(parsed.target) if parsed.target else None
+                if target:
+                    linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
+    return frozenset(linked)
 
 
 def _load(path: Path) -> Proposal | None:

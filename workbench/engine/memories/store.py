@@ -659,6 +659,11 @@ class MemoryStore(MemoryWriting):
             raise UnreadableFileError(path, describe(path, exc)) from None
         return data, decode(data)[0]
 
+    def indexed_paths(self) -> frozenset[str]:
+        """Memory paths (relative to the memory folder, `team/` for the team's) that a line
+        of MEMORY.md or team/MEMORY.md links to."""
+        return self._indexed_paths()
+
     def _indexed_paths(self) -> frozenset[str]:
         """Memory paths (relative to the memory folder) that some index line links to.
 

@@ -124,6 +124,14 @@ def detail_content(proposal: ReviewItem, failure: Failure | None, now_ms: float)
                 "$text-warning",
             )
         )
+    if proposal.unindexed:
+        lines.append(
+            Content.styled(
+                "▲ No MEMORY.md line points at it, here or in a queued index edit: accepted "
+                "alone it is not in the index Claude Code loads (recall can still pick it)",
+                "$text-warning",
+            )
+        )
     if proposal.refusal:
         lines.append(Content.styled(f"✖ {proposal.refusal}", "$text-error"))
     if failure and failure.reason == "error":
