@@ -30,7 +30,7 @@ from workbench.engine.errors import (
     UserInputError,
 )
 from workbench.engine.jsutil import js_iso
-from workbench.engine.memories.index import link_target_path, parse_index_line
+from workbench.engine.memories.index import linked_paths
 from workbench.engine.userfiles import MEMORY_FILE_LIMIT, NOTES_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:
@@ -426,14 +426,7 @@ def _linked_after(queue: ReviewQueue, proposals: Sequence[Proposal]) -> frozense
     linked = set(queue.engine.memories.indexed_paths())
     for proposal in proposals:
         if Path(proposal.path).name == "MEMORY.md" and not proposal.delete:
-            prefix = "team/" if proposal.scope == "team" else ""
-            for line in proposal.content.split("\n"):
-                if "](" not in line:
-                    continue
-                parsed = parse_index_line(line)
-                target = link_target_path(parsed.target) if parsed.target else None
-                if target:
-                    linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
+            linked |= linked_paths(proposal.content, "team/" if proposal.scope == "team" else "")
     return frozenset(linked)
 
 

@@ -11,6 +11,7 @@ invisible characters such as a trailing U+001F removed) and trimmed again (spec 
 
 from __future__ import annotations
 
+import os
 import re
 from typing import NamedTuple
 from urllib.parse import unquote
@@ -256,6 +257,21 @@ def link_target_path(target: str) -> str | None:
     if "%" in path:
         path = unquote(path)
     return path.removeprefix("./") or None
+
+
+def linked_paths(text: str, prefix: str = "", max_lines: int | None = None) -> set[str]:
+    """The memory paths an index's lines link to, relative to the memory folder (`prefix`:
+    `team/` for the team index); only the first `max_lines` lines when given."""
+    lines = text.split("\n", max_lines)[:max_lines] if max_lines else text.split("\n")
+    linked = set()
+    for line in lines:
+        if "](" not in line:
+            continue  # no link: skip the regex (most lines of a huge index)
+        parsed = parse_index_line(line)
+        target = link_target_path(parsed.target) if parsed.target else None
+        if target:
+            linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
+    return linked
 
 
 def format_index_line(

@@ -46,6 +46,7 @@ from workbench.engine.memories.index import (
     MAX_ENTRYPOINT_LINES,
     MAX_ITEMISED_LINES,
     link_target_path,
+    linked_paths,
     parse_index_line,
     strip_for_loading,
     truncate_entrypoint,
@@ -721,14 +722,7 @@ class MemoryStore(MemoryWriting):
             except OSError:
                 complete = False
                 continue  # lint reports the unreadable index; the listing goes on without it
-            prefix = "team/" if team else ""
-            for line in text.split("\n", MAX_ITEMISED_LINES)[:MAX_ITEMISED_LINES]:
-                if "](" not in line:
-                    continue  # no link: skip the regex (most lines of a huge index)
-                parsed = parse_index_line(line)
-                target = link_target_path(parsed.target) if parsed.target else None
-                if target:
-                    linked.add(os.path.normpath(prefix + target).replace(os.sep, "/"))
+            linked |= linked_paths(text, "team/" if team else "", MAX_ITEMISED_LINES)
         return frozenset(linked), complete
 
     def _orphan_candidates(self, team: bool) -> builtins.list[str]:
