@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.widgets import Input, OptionList, Select, TextArea
+from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from tests.ui.conftest import build_project, long_index, settle, type_text
 from workbench.ui.messages import OpenMemoryRequested
@@ -455,6 +455,13 @@ async def test_rename_moves_the_file_and_its_index_link(memory_project, app_fact
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, TextPromptModal)  # refused: not a .md name
+        field.value = "../reference_grafana.md"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TextPromptModal)  # refused in the dialog, text kept
+        hint = str(prompt.query_one(".prompt-hint", Static).render())
+        assert hint == "Just a file name: the memory stays in its folder"
+        assert field.value == "../reference_grafana.md"
         field.value = "reference_grafana.md"
         await pilot.press("enter")
         await settle(app, pilot)

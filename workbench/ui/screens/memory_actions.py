@@ -161,6 +161,9 @@ class MemoryActions(MemoryLoading):
         current = os.path.basename(entry.path)
 
         def check(value: str) -> str | None:
+            # Said here, in the dialog, so a wrong name can be fixed without typing it again.
+            if "/" in value or "\\" in value:
+                return "Just a file name: the memory stays in its folder"
             if not value.endswith(".md"):
                 return "The name must end in .md"
             if value == "MEMORY.md":
