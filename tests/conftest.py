@@ -102,20 +102,35 @@ def no_internet(monkeypatch: pytest.MonkeyPatch):
 FIXED_PATH_LENGTH = 200
 
 
-def fixed_length_dir(base: Path, length: int = FIXED_PATH_LENGTH) -> Path:
+def fixed_length_dir(
+    base: Path, length: int = FIXED_PATH_LENGTH, *, project: str | None = None
+) -> Path:
     """A new folder under `base` whose absolute path is exactly `length` characters.
 
     Some shown figures legitimately depend on a path's length (a compaction summary names the
     transcript's absolute path, and its token estimate moves with it); tests that assert such a
     figure build their project here, so the value never depends on where pytest's temp folder is.
+
+    `project`: the project's path below the folder. Its name is long enough that Claude Code
+    shortens it with a hash, whose base-36 text is usually six characters and sometimes five;
+    the padding is chosen so it is six, or the figure would move one run in thirty.
     """
+    from workbench.engine.claude_paths import simple_hash
+
     base = base.resolve()
     pad = length - len(str(base)) - 1
     if pad < 1:
         pytest.fail(f"temp folder {len(str(base))} characters long; fixed paths need < {length}")
-    folder = base / ("p" * pad)
+    for changed in range(pad):
+        folder = base / ("q" * changed + "p" * (pad - changed))
+        if project is None or len(simple_hash(str(folder / project))) == HASH_CHARACTERS:
+            break
     folder.mkdir()
     return folder
+
+
+HASH_CHARACTERS = 6
+"""How long the base-36 hash of a long project name is in most cases (2^31 > 36^5)."""
 
 
 @pytest.fixture

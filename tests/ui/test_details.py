@@ -158,7 +158,8 @@ async def test_review_detail_names_no_run_id(tmp_path: Path):
     from workbench.ui.app import make_app
 
     now = fixed_now()
-    sample = install_sample("warnings", fixed_length_dir(tmp_path) / "sample", now=now)
+    base = fixed_length_dir(tmp_path, project="sample/legacy-billing")
+    sample = install_sample("warnings", base / "sample", now=now)
     engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
     stage_proposals(engine)
     app = make_app(engine, TEST_SETTINGS, now=now)

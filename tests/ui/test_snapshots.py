@@ -91,7 +91,7 @@ def warnings_app(tmp_path: Path):
 
     def build(theme: str = "workbench-dark", prepare=None, now=None):  # type: ignore[no-untyped-def]
         now = now or fixed_now()
-        base = fixed_length_dir(tmp_path)
+        base = fixed_length_dir(tmp_path, project="sample/legacy-billing")
         sample = install_sample("warnings", base / "sample", now=now)
         engine = Engine.open(sample.project_root, config_home=str(sample.config_home))
         engine.memories.now_ms = now * 1000
