@@ -24,7 +24,7 @@ from workbench.commands.common import (
 )
 from workbench.commands.progress import progress_line
 from workbench.engine.errors import UserInputError
-from workbench.engine.models import plural
+from workbench.engine.models import plural, plural_noun
 
 # The same as the engine's (`secrets.formats.FORMATS`, `secrets.report.STDIN_NAME`; a test
 # checks): named here so that building the parser does not import the scanner.
@@ -266,8 +266,8 @@ def run_scan_secrets(args: argparse.Namespace) -> int:
         written.write(args.write_baseline)
         count, findings = len(written.fingerprints), len(report.all_findings)
         warn(
-            f"wrote {count} fingerprint{'s' if count != 1 else ''} to {args.write_baseline} "
-            f"({findings} finding{'s' if findings != 1 else ''})"
+            f"wrote {count} {plural_noun(count, 'fingerprint')} to {args.write_baseline} "
+            f"({findings} {plural_noun(findings, 'finding')})"
         )
         report = report.with_baseline(written)
         _emit_report(team, args, fmt, report)
@@ -373,9 +373,9 @@ def print_report(
             for s in report.suppressed_findings
         ]
         _findings_table(con, rows, ("where", "secret kind", "fingerprint", "suppressed by"))
-    files = f"{report.files_scanned} file{'s' if report.files_scanned != 1 else ''}"
+    files = f"{report.files_scanned} {plural_noun(report.files_scanned, 'file')}"
     found = len(report.findings)
-    summary = f"{found} finding{'s' if found != 1 else ''} in {files}"
+    summary = f"{found} {plural_noun(found, 'finding')} in {files}"
     detail = []
     if report.suppressed_inline:
         detail.append(f"{report.suppressed_inline} by allow marker")

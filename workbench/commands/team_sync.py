@@ -26,7 +26,7 @@ from workbench.commands.common import (
     warn,
 )
 from workbench.engine.errors import UserInputError
-from workbench.engine.models import plural
+from workbench.engine.models import plural, plural_noun
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -574,7 +574,7 @@ def run_team_server(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(
                 f"Team server listening on {url} (database {config.db.shown}, "
-                f"{args.workers} worker{'s' if args.workers != 1 else ''})\n"
+                f"{args.workers} {plural_noun(args.workers, 'worker')})\n"
             )
         sys.stdout.flush()
 

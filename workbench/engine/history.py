@@ -44,7 +44,7 @@ from workbench.engine.errors import (
 from workbench.engine.folder_lock import folder_lock
 from workbench.engine.jsutil import js_iso
 from workbench.engine.userfiles import MIB, NOTES_LIMIT, SCANNED_FILE_LIMIT, read_bytes
-from workbench.engine.wording import plural
+from workbench.engine.wording import plural, plural_noun
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -531,7 +531,7 @@ class History:
         more = f" and {len(self.problems) - 3} more" if len(self.problems) > 3 else ""
         count = len(self.problems)
         return (
-            f"skipped {count} unreadable line{'s' if count != 1 else ''} in the history log "
+            f"skipped {count} unreadable {plural_noun(count, 'line')} in the history log "
             f"{self.log_path} ({shown}{more}); the rest is usable"
         )
 

@@ -195,21 +195,20 @@ def describe_load(summary: LoadSummary) -> list[str]:
             f"loaded; {len(summary.dropped)} fell off {summary.reason}: "
             f"{_more(list(summary.dropped))}"
         )
-    elif summary.reason:
-        # Every entry is above the cut, but the text below it (notes pasted into the index)
-        # never reaches the model: say so rather than "all loaded".
-        head = (
-            f"{summary.name}: all {plural(summary.entries, 'entry')} loaded, but "
-            f"{plural(summary.dropped_lines, 'line')} below them fell off {summary.reason} "
-            f"({summary.lines} of {summary.max_lines} lines, "
-            f"{summary.length:,} of {summary.max_length:,} characters)"
-        )
     else:
-        head = (
-            f"{summary.name}: all {plural(summary.entries, 'entry')} loaded "
+        size = (
             f"({summary.lines} of {summary.max_lines} lines, "
             f"{summary.length:,} of {summary.max_length:,} characters)"
         )
+        head = f"{summary.name}: all {plural(summary.entries, 'entry')} loaded"
+        if summary.reason:
+            # Every entry is above the cut, but the text below it (notes pasted into the
+            # index) never reaches the model: say so rather than "all loaded".
+            head += (
+                f", but {plural(summary.dropped_lines, 'line')} below them fell off "
+                f"{summary.reason}"
+            )
+        head += f" {size}"
     lines = [head]
     if summary.dangling:
         lines.append(

@@ -24,6 +24,7 @@ from workbench.engine.memories.index import (
     parse_index_line,
 )
 from workbench.engine.records import Record
+from workbench.engine.wording import plural_noun
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -51,7 +52,7 @@ class IndexFixPlan(Record):
         """The history note for the change."""
         what = {"dangling": "removed", "orphans": "indexed", "long-lines": "shortened"}[self.kind]
         noun = {"dangling": "dangling line", "orphans": "orphan", "long-lines": "line"}[self.kind]
-        return f"{what} {self.count} {noun}{'s' if self.count != 1 else ''}"
+        return f"{what} {self.count} {plural_noun(self.count, noun)}"
 
 
 def index_line_for(target: Path, name: str, hook: str | None, folder: Path) -> str:

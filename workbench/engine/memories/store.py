@@ -93,6 +93,7 @@ from workbench.engine.userfiles import (
     read_start,
     read_text,
 )
+from workbench.engine.wording import plural_noun
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -849,7 +850,7 @@ class MemoryStore(MemoryWriting):
                     "error",
                     f"{report.length:,} characters (UTF-16 units): more than "
                     f"{report.max_length:,} load; the rest is cut "
-                    f"({cut} line{'s' if cut != 1 else ''} dropped)",
+                    f"({cut} {plural_noun(cut, 'line')} dropped)",
                     report.loaded_lines + 1,
                 )
             )

@@ -317,14 +317,19 @@ class MemoryWriting:
                 )
         projection = None
         default_file = None
-        names_by_type = not self.formats.kebab_names  # `type_name.md` needs the type too
-        if new and form is not None and form.name.strip() and not form.file:
-            if form.memory_type or not names_by_type:
-                default_file = self._new_file_name(form.memory_type or "", form.name, team)[0]
+        # Named for the name alone (kebab case), or for type and name (`type_name.md`).
+        named = form is not None and (form.memory_type or self.formats.kebab_names)
+        if new and form is not None and named and form.name.strip() and not form.file:
+            default_file = self._new_file_name(form.memory_type or "", form.name, team)[0]
         if new and form is not None and form.memory_type and form.name:
             try:
+                # The default file was found above: the preview need not look for it again.
                 result = self.preview_save(
-                    form.memory_type, form.name, form.description, file=form.file, team=team
+                    form.memory_type,
+                    form.name,
+                    form.description,
+                    file=form.file or default_file,
+                    team=team,
                 )
                 projection = result.message or (
                     f"the index goes to {result.line_count_after}/200 lines, "

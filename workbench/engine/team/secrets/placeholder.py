@@ -23,6 +23,7 @@ from collections import Counter
 
 from workbench.engine.team.secrets.known_examples import known_example
 from workbench.engine.team.secrets.rules import SecretRule
+from workbench.engine.wording import plural_noun
 
 # Case-insensitive substrings that real random tokens practically never contain.
 PLACEHOLDER_WORDS = (
@@ -105,7 +106,7 @@ def placeholder_reason(rule: SecretRule, secret: str) -> str | None:
         return f"contains the placeholder text {word!r}"
     distinct = len(set(body))
     if distinct <= 3:
-        return f"only {distinct} distinct character{'s' if distinct != 1 else ''} after the prefix"
+        return f"only {distinct} distinct {plural_noun(distinct, 'character')} after the prefix"
     if _IDENTICAL_RUN.search(body):
         return "a long run of one repeated character"
     if _SEQUENCE.search(body[:64].lower()):
