@@ -307,3 +307,12 @@ def test_workbench_home_that_is_a_file_is_one_line_and_writes_nothing(
     assert "WORKBENCH_HOME" in err and "nothing was written" in err
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
     assert home.read_text() == "not a folder\n"
+
+
+def test_text_status_counts_one_entry_in_the_singular(tmp_path, capsys, env):
+    project, memory = make_project(tmp_path, "solo")
+    (memory / "team" / "deploys.md").write_text("Ship on Tuesdays.\n")
+    code = main(["sync", "status", "--project", str(project), "--memory-dir", str(memory)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "1 local entry, 1 to push" in out and "entries" not in out

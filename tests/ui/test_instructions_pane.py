@@ -3,6 +3,7 @@ lint, fed the engine's report (snapshots) and read by its own worker in a real a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -12,7 +13,7 @@ from tests.ui.conftest import settle
 from tests.ui.harness import PaneHarness
 from tests.ui.test_gauge_pane import EngineHarness
 from workbench.ui.panes.instructions import InstructionsPane
-from workbench.ui.panes.instructions_view import display_path
+from workbench.ui.panes.instructions_view import display_path, summary_content
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -75,3 +76,9 @@ async def test_the_pane_reads_the_files_itself_and_follows_the_highlight(sample_
         await pilot.pause()
         preview = str(pane.query_one(".instr-preview", Static).render())
         assert preview.startswith("docs/conventions.md") and "imported by CLAUDE.md" in preview
+
+
+def test_one_loaded_file_is_counted_in_the_singular(warnings_report):
+    one = replace(warnings_report, files=warnings_report.files[:1])
+    text = summary_content(one).plain
+    assert text.startswith("1 file ·"), text

@@ -23,6 +23,7 @@ from workbench.commands.common import (
     warn,
 )
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.models import plural
 
 if TYPE_CHECKING:
     import argparse
@@ -405,7 +406,7 @@ def run_compactions(args: argparse.Namespace) -> int:
             if snap is not None:
                 head += (
                     f"  {snap.trigger or '?'}  {snap.pre_tokens:,} tokens  "
-                    f"{snap.summarised_messages:,} messages summarised"
+                    f"{plural(snap.summarised_messages, 'message')} summarised"
                 )
             con.print(f"[bold]{escape(head)}[/bold]")
             con.print("  " + escape(describe_loss(record)))

@@ -157,7 +157,7 @@ def run_index(args: argparse.Namespace) -> int:
         con.print(report.path, markup=False)
         con.print(
             f"{report.line_count}/{report.max_lines} lines, {report.length:,}/{report.max_length:,} "
-            f"characters; headroom {report.headroom.lines} lines, {report.headroom.length:,} characters"
+            f"characters; headroom {plural(report.headroom.lines, 'line')}, {report.headroom.length:,} characters"
         )
         for entry in report.entries:
             if entry.line == report.loaded_lines + 1:

@@ -352,7 +352,7 @@ def _push_text(result: PushResult, repo: str) -> str:
     elif result.status == "conflict":
         head = f"Push to {repo} gave up after {result.conflict_retries} conflict retries."
     else:
-        head = f"Push to {repo} failed after {result.uploaded} entries."
+        head = f"Push to {repo} failed after {plural(result.uploaded, 'entry')}."
     lines = [head]
     lines += [_overwrite_line(o) for o in result.overwritten]
     lines += [
@@ -382,7 +382,7 @@ def _print_status(con: Console, overview: TeamOverview) -> None:
         f"{escape(status.server or '(no server configured)')}"
     )
     con.print(
-        f"{status.local_entries} local entries, {len(status.pending)} to push"
+        f"{plural(status.local_entries, 'local entry', 'local entries')}, {len(status.pending)} to push"
         + (f", pushes suppressed ({status.suppressed_reason})" if status.suppressed_reason else "")
         + (f", server limit {status.max_entries}" if status.max_entries else "")
     )

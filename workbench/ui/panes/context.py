@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Select, Static
 
 from workbench.ui.actions import ActionSpec
+from workbench.ui.formatting import plural
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.context_view import (
     breakdown_content,
@@ -343,7 +344,7 @@ class ContextPane(Pane):
         notes.update("\n".join(f"Note: {n}" for n in report.notes))
         notes.display = bool(report.notes)
         self.has_content = True
-        self.report_engine(f"context: {drawn.reconciled:,} calls reconciled with usage")
+        self.report_engine(f"context: {plural(drawn.reconciled, 'call')} reconciled with usage")
 
     def _draw_history(self) -> None:
         title = self.query_one(".ctx-history-title", Static)

@@ -127,7 +127,7 @@ def headline_content(report: AttributionReport) -> Content:
     """Calls, compactions, and the reconciliation of the last call."""
     last = report.calls[-1] if report.calls else None
     parts: list[tuple[str, str] | str] = [
-        (f"{len(report.calls):,} calls", "bold"),
+        (plural(len(report.calls), "call"), "bold"),
         f" · {plural(len(report.compactions), 'compaction')} · ",
         (f"{report.current_total:,}", "bold"),
         " tokens in context now (estimate)",
@@ -209,7 +209,10 @@ def call_items_content(report: AttributionReport, call: int | None, limit: int =
     rows: list[Content] = [
         Content.assemble(
             (f"Items call {call:,} sent", "bold"),
-            (f"  largest first · {len(items):,} items, {new:,} new with it", "$foreground-muted"),
+            (
+                f"  largest first · {plural(len(items), 'item')}, {new:,} new with it",
+                "$foreground-muted",
+            ),
         )
     ]
     for item in items[:limit]:
@@ -282,8 +285,8 @@ def history_plot(history: SessionHistory, *, width: int, height: int = 5) -> Con
     totals = history.totals()
     rows.append(
         Content.styled(
-            f"{totals['sessions']} sessions · compactions {totals['auto']} auto, {totals['manual']} manual, "
-            f"{totals['reactive']} reactive · {totals['restored_files']} files re-attached · "
+            f"{plural(totals['sessions'], 'session')} · compactions {totals['auto']} auto, {totals['manual']} manual, "
+            f"{totals['reactive']} reactive · {plural(totals['restored_files'], 'file')} re-attached · "
             f"{short_tokens(totals['tokens_in'])} in, {short_tokens(totals['tokens_out'])} out",
             "$foreground-muted",
         )

@@ -191,7 +191,7 @@ def plot_title(
     parts: list[tuple[str, str] | str] = [
         ("Context per API call", "bold"),
         (
-            f"  {len(replay.turns):,} calls · peak {replay.peak:,} · "
+            f"  {plural(len(replay.turns), 'call')} · peak {replay.peak:,} · "
             f"{plural(compactions, 'compaction')}",
             "$foreground-muted",
         ),

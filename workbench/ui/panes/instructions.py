@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from workbench.ui.actions import ActionSpec
+from workbench.ui.formatting import plural
 from workbench.ui.panes.base import Pane
 from workbench.ui.panes.instructions_view import (
     conditional_content,
@@ -144,7 +145,7 @@ class InstructionsPane(Pane):
             widget.display = bool(content.plain)
         self.has_content = True
         self.report_engine(
-            f"instructions: {len(report.files)} files, {report.total_tokens:,} tokens"
+            f"instructions: {plural(len(report.files), 'file')}, {report.total_tokens:,} tokens"
         )
 
     @on(OptionList.OptionHighlighted, ".instr-files")

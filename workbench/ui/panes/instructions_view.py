@@ -55,7 +55,7 @@ def summary_content(report: InstructionsReport) -> Content:
         return Content.styled("No instruction file loads for this folder.", "$foreground-muted")
     by_kind = report.tokens_by_kind()
     parts: list[Content | str | tuple[str, str]] = [
-        (f"{len(report.files)} files", "bold"),
+        (plural(len(report.files), "file"), "bold"),
         " · ",
         (f"{report.total_tokens:,} tokens", "bold"),
         " at session start  ·  ",

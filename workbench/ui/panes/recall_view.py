@@ -245,7 +245,8 @@ def memory_title(memory: SurfacedMemory) -> Content:
             "bold $text-warning",
         )
     else:
-        cut = Content.styled(f"all {memory.total_lines} lines", "$foreground-muted")
+        whole = "its one line" if memory.total_lines == 1 else f"all {memory.total_lines} lines"
+        cut = Content.styled(whole, "$foreground-muted")
     return Content.assemble(
         (memory.path, "bold"), (f"  {memory.length:,} characters · ", "$foreground-muted"), cut
     )

@@ -72,7 +72,7 @@ def header_content(notes: SessionNotes) -> Content:
         part
         for part in (
             session.session_id,
-            f"{session.messages:,} messages",
+            plural(session.messages, "message"),
             session_when(session),
             format_file_size(session.size_bytes),
             session.model or "",

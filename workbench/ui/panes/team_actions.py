@@ -361,7 +361,7 @@ class TeamSyncActions(Pane):
         message.stop()
         self.busy = None
         text = (
-            f"Pull cancelled after {message.written:,} of {message.total:,} entries; each "
+            f"Pull cancelled after {message.written:,} of {plural(message.total, 'entry')}; each "
             "file is whole, and the next pull fetches the rest."
         )
         self.last = LastSync(text, "warning")
