@@ -148,6 +148,25 @@ def test_lint_exit_codes(install_sample, capsys):
     assert set(data["findings"][0]) == {"path", "rule", "severity", "message", "line"}
 
 
+def test_ls_and_lint_count_the_same_findings_for_each_file(install_sample, capsys):
+    """A generic description is the file's own finding: `ls`, the tree and the editor show
+    it, and `lint` lists it once."""
+    sample = install_sample("healthy")
+    (sample.memory_dir / "vague.md").write_text(
+        "---\nname: vague\ndescription: important stuff\ntype: user\n---\nSomething.\n"
+    )
+    _, listed, _ = run(capsys, "ls", "--json")
+    _, linted, _ = run(capsys, "lint", "--json")
+    for entry in listed:
+        own = sorted(f["rule"] for f in linted["findings"] if f["path"] == entry["path"])
+        rules = sorted(f["rule"] for f in entry["lints"])
+        # `lint` adds only what needs the whole folder: index and duplicate findings.
+        extra = {"index-orphan", "recall-description-duplicate"}
+        assert [r for r in own if r not in extra] == rules, entry["path"]
+    vague = next(e for e in listed if e["path"] == "vague.md")
+    assert "recall-description-generic" in [f["rule"] for f in vague["lints"]]
+
+
 def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 

@@ -278,6 +278,25 @@ async def test_new_memory_validates_live_and_refuses_an_incomplete_save(
         assert sorted(p.name for p in memory_project.memory_dir.iterdir()) == before
 
 
+async def test_the_editor_flags_a_description_recall_cannot_match(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("n")
+        await settle(app, pilot)
+        editor = app.screen
+        editor.query_one("#field-type", Select).value = "user"
+        editor.query_one("#field-name", Input).value = "Notes"
+        editor.query_one("#field-description", Input).value = "misc notes"
+        await settle(app, pilot)
+        assert "recall-description-generic" in {f.rule for f in editor.findings}
+        assert editor.query_one("#field-description").has_class("-invalid")
+        editor.query_one("#field-description", Input).value = "Works from Lisbon, UTC+0"
+        await settle(app, pilot)
+        assert "recall-description-generic" not in {f.rule for f in editor.findings}
+        assert not editor.query_one("#field-description").has_class("-invalid")
+
+
 async def test_new_memory_shows_index_headroom_projection(tmp_path: Path, app_factory):
     project = build_project(tmp_path, index=long_index(200))
     app = app_factory(project)

@@ -45,7 +45,7 @@ def folder(tmp_path: Path) -> Path:
     _write(root / "plain.md", "---\nname: plain\ndescription: A plain one\ntype: user\n---\nx\n")
     _write(  # a finding before the slot (no type) and one after (a dangling link)
         root / "both.md",
-        "---\ndescription: Both sides\n---\nSee [[plain]] and [[nobody-by-that-name]].\n",
+        "---\ndescription: Findings either side of the stale slot\n---\nSee [[plain]] and [[nobody-by-that-name]].\n",
         stamp=now_s - 29.5 * 86400,  # crosses 30 days half a day later
     )
     _write(root / "before.md", "---\ndescription: no type\n---\nbody\n", stamp=now_s - 3600)

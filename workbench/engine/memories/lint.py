@@ -19,6 +19,7 @@ from workbench.engine.memories.frontmatter import (
 )
 from workbench.engine.memories.models import LintFinding
 from workbench.engine.memories.staleness import STALE_AFTER_DAYS, stale_message
+from workbench.engine.recall.description_lint import description_problem
 
 # Recall surfaces at most this much of a file (readFileInRange with a line and byte cap).
 SURFACE_MAX_LINES = 200
@@ -253,7 +254,8 @@ def _frontmatter_findings(
         ]
     findings = []
     data = seen.data
-    if not data.get("description"):
+    description = data.get("description")
+    if not description:
         findings.append(
             _finding(
                 path,
@@ -262,6 +264,11 @@ def _frontmatter_findings(
                 "no description: recall can only go by the file name",
             )
         )
+    else:
+        # Per file, so the tree, `ls`, the editor and `lint` count the same findings.
+        problem = description_problem(str(description))
+        if problem is not None:
+            findings.append(_finding(path, problem[0], "warning", problem[1]))
     if stated.location is None:
         findings.append(
             _finding(path, "type-missing", "warning", "no type: the manifest shows it untyped")

@@ -901,12 +901,12 @@ class MemoryStore(MemoryWriting):
         for team in (False, True):
             findings.extend(self._index_findings(team))
         findings.extend(self._team_secret_findings())
-        # Recall's view: generic or duplicated descriptions the selector cannot tell apart
-        # (a missing description is already reported above).
+        # Recall's view across files: descriptions the selector cannot tell apart (missing
+        # and generic ones are each file's own findings, above).
         findings.extend(
             f
             for f in self.engine.recall.lint_descriptions()
-            if f.rule != "recall-description-missing"
+            if f.rule == "recall-description-duplicate"
         )
         order = {"error": 0, "warning": 1, "info": 2}
         findings.sort(key=lambda f: (order[f.severity], f.path, f.line or 0, f.rule))

@@ -8,10 +8,13 @@ file is effectively invisible or indistinguishable to recall.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from workbench.engine.memories.models import LintFinding
-from workbench.engine.memories.scan import MemoryHeader
-from workbench.engine.recall.ranker import STOPWORDS, words
+from workbench.engine.recall.words import STOPWORDS, words
+
+if TYPE_CHECKING:
+    from workbench.engine.memories.scan import MemoryHeader
 
 GENERIC_WORDS = frozenset(
     """note notes misc miscellaneous stuff info information thing things memory memories

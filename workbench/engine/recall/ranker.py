@@ -10,11 +10,12 @@ words matched where.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from workbench.engine.recall.words import STOPWORDS, words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,18 +31,6 @@ CONTENT_FIELDS = ("description", "name", "path", "body")
 BODY_PEEK_CHARS = 1500
 """How much of each body the ranker reads: enough for the gist, bounded for speed."""
 
-# Words that carry no topic. The query side drops question scaffolding as well.
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each few
-    for from further had has have having he her here hers herself him himself his how i if in
-    into is it its itself just me more most my myself now of off on once only or other our
-    ours ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we
-    were what when where which while who whom why will with would you your yours yourself
-    yourselves let lets get got go going make made use used using want wants need needs
-    know tell please thing things something anything way ok okay""".split()
-)
 # Hints that tie everyday query words to the four memory types.
 TYPE_HINTS: Mapping[str, str] = {
     "user": "user me my i role background preference preferences prefer expertise experience "
@@ -69,20 +58,12 @@ TOOLS_WARNING_BOOST = 1.15
 FRESHNESS_FLOOR = 0.85
 FRESHNESS_SCALE_DAYS = 90.0
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_WORD = re.compile(r"[a-z0-9]+")
-
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
     import Stemmer  # type: ignore[import-not-found]  # PyStemmer (C, ships no type stubs)
 
     return Stemmer.Stemmer("english")
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words of `text`, camelCase and snake_case split apart."""
-    return _WORD.findall(_CAMEL.sub(" ", text).lower())
 
 
 def stem_words(items: Sequence[str]) -> list[str]:

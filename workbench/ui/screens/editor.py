@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 LINT_DELAY_S = 0.15
 FIELD_RULES = {
     "description-missing": "description",
+    "recall-description-generic": "description",
     "type-missing": "type",
     "type-invalid": "type",
     "name-missing": "name",
