@@ -167,6 +167,22 @@ def test_ls_and_lint_count_the_same_findings_for_each_file(install_sample, capsy
     assert "recall-description-generic" in [f["rule"] for f in vague["lints"]]
 
 
+def test_memories_without_any_index_are_reported(tmp_path, capsys):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "deploys.md").write_text(
+        "---\nname: deploys\ndescription: Deploy windows for checkout\ntype: user\n---\nb\n"
+    )
+    where = ["--memory-dir", str(memory), "--config-home", str(tmp_path / "cfg")]
+    code, linted, _ = run(capsys, "lint", "--json", *where)
+    assert code == 0
+    assert [(f["path"], f["rule"]) for f in linted["findings"]] == [("deploys.md", "index-orphan")]
+    code, text, _ = run(capsys, "index", *where)
+    assert (
+        "does not exist yet" in text and "No index line links to 1 memory file: deploys.md" in text
+    )
+
+
 def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 

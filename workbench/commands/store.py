@@ -153,6 +153,14 @@ def run_index(args: argparse.Namespace) -> int:
 
         if not report.exists:
             con.print(f"{report.path} does not exist yet.", markup=False)
+            if report.orphans:
+                con.print(
+                    f"No index line links to {plural(len(report.orphans), 'memory file')}: "
+                    f"{', '.join(report.orphans)}. A session starts with the index, so the "
+                    f"agent meets {'it' if len(report.orphans) == 1 else 'them'} only through "
+                    "recall.",
+                    markup=False,
+                )
             return
         con.print(report.path, markup=False)
         con.print(

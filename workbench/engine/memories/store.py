@@ -36,6 +36,7 @@ from workbench.engine.memories.analysis import (
 from workbench.engine.memories.file_format import body_links, link_keys, read_type
 from workbench.engine.memories.frontmatter import (
     ParsedFrontmatter,
+    normalize_text,
     parse_frontmatter,
     split_document,
 )
@@ -111,6 +112,22 @@ SCOPES = ("all", "private", "team", "log")
 def _check_scope(scope: str) -> None:
     if scope not in SCOPES:
         raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
+
+
+def _index_text(data: bytes) -> str:
+    """Index bytes as the store edits them: the BOM stripped and CRLF folded, like a memory
+    file, but a NUL kept as a NUL (Claude Code reads it as text; `decode` would call the whole
+    index binary and an edit would write it back empty)."""
+    return normalize_text(data.decode("utf-8", errors="replace"))
+
+
+def first_invalid_utf8_line(data: bytes) -> int | None:
+    """The line (from 1) of the first byte that is not UTF-8, or None when all of it is."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data.count(b"\n", 0, exc.start) + 1
+    return None
 
 
 def _decode_keeping_cr(data: bytes) -> str:
@@ -659,7 +676,21 @@ class MemoryStore(MemoryWriting):
         except OSError as exc:
             path = self.relative(self.index_path(team))
             raise UnreadableFileError(path, describe(path, exc)) from None
-        return data, decode(data)[0]
+        return data, _index_text(data)
+
+    def _read_index_to_edit(self, team: bool) -> tuple[bytes | None, str]:
+        """`_read_index`, refused when writing the text back would change bytes nobody
+        asked to change: a byte that is not UTF-8 reads as U+FFFD and would be written so."""
+        data, text = self._read_index(team)
+        line = first_invalid_utf8_line(data) if data is not None else None
+        if line is not None:
+            name = self.relative(self.index_path(team))
+            raise UserInputError(
+                f"{name} has bytes that are not UTF-8 on line {line}; the workbench edits an "
+                "index only when it can write every other line back exactly (fix that line "
+                "first)"
+            )
+        return data, text
 
     def indexed_paths(self) -> frozenset[str]:
         """Memory paths (relative to the memory folder, `team/` for the team's) that a line
@@ -823,10 +854,13 @@ class MemoryStore(MemoryWriting):
                     self.relative(report.path), "index-unreadable", "error", report.unreadable
                 )
             ]
+        name = f"{'team/' if team else ''}MEMORY.md"
         if not report.exists:
-            return []
+            # No index at all: every memory in its scope is unlinked, and lint says so.
+            message = f"there is no {name}, so no line links to this file"
+            return [LintFinding(o, "index-orphan", "warning", message) for o in report.orphans]
         rel = self.relative(report.path)
-        findings = []
+        findings = self._index_byte_findings(team, rel)
         # The line cut comes first, then the character cut takes more from what is left:
         # each finding counts the lines its own cut drops.
         past_line_cut = report.line_count - report.max_lines if report.line_truncated else 0
@@ -882,9 +916,24 @@ class MemoryStore(MemoryWriting):
                     orphan,
                     "index-orphan",
                     "warning",
-                    f"no line in {'team/' if team else ''}MEMORY.md links to this file",
+                    f"no line in {name} links to this file",
                 )
             )
+        return findings
+
+    def _index_byte_findings(self, team: bool, rel: str) -> builtins.list[LintFinding]:
+        """Bytes an index should not hold: ones that are not UTF-8 (the workbench then refuses
+        to edit it) and a NUL (sent to the model as it is)."""
+        data, text = self._read_index(team)
+        findings = []
+        bad = first_invalid_utf8_line(data) if data is not None else None
+        if bad is not None:
+            message = "bytes that are not UTF-8 read as \ufffd; saves and fixes leave this index alone until they are fixed"
+            findings.append(LintFinding(rel, "file-not-utf8", "error", message, bad))
+        if "\0" in text:
+            line = text.count("\n", 0, text.index("\0")) + 1
+            message = "a NUL character, which Claude Code sends to the model as it is"
+            findings.append(LintFinding(rel, "index-nul-character", "warning", message, line))
         return findings
 
     def lint(self) -> builtins.list[LintFinding]:

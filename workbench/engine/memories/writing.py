@@ -152,6 +152,7 @@ class MemoryWriting:
         def index_path(self, team: bool = False) -> Path: ...
         def _index_folder(self, team: bool) -> Path: ...
         def _read_index(self, team: bool) -> tuple[bytes | None, str]: ...
+        def _read_index_to_edit(self, team: bool) -> tuple[bytes | None, str]: ...
         def _writing_index(self) -> AbstractContextManager[None]: ...
         def _forget_index(self) -> None: ...
         def _analyse(self, path: str, stat: os.stat_result) -> Analysis: ...
@@ -351,7 +352,7 @@ class MemoryWriting:
     ) -> IndexProjection:
         """What a save would do to the index's headroom, before anything is written."""
         target = self._target_for(file, memory_type, name, team)
-        _, text = self._read_index(team)
+        _, text = self._read_index_to_edit(team)
         after = self._with_index_line(
             text, target, self._index_line_for(target, name, hook or description, team), team
         )
@@ -417,7 +418,7 @@ class MemoryWriting:
             projection = None
             if index:
                 index_line = self._index_line_for(target, name, hook or description, team)
-                _, text = self._read_index(team)
+                _, text = self._read_index_to_edit(team)
                 updated = self._with_index_line(text, target, index_line, team)
                 projection = _projection(
                     self.index(team, text=text), self.index(team, text=updated)
@@ -517,7 +518,7 @@ class MemoryWriting:
     def _remove_index_links(
         self, targets: set[Path], team: bool, group: str, action: str
     ) -> tuple[int, list[str]]:
-        data, text = self._read_index(team)
+        data, text = self._read_index_to_edit(team)
         if data is None:
             return 0, []
         kept, removed = without_links(text, targets, self._index_folder(team))
@@ -574,7 +575,7 @@ class MemoryWriting:
         ids.append(
             history.delete(source, "rename", note=f"to {self.relative(dest)}", group=group).id
         )
-        index_data, text = self._read_index(team)
+        index_data, text = self._read_index_to_edit(team)
         updated_links = 0
         if index_data is not None:
             moved, updated_links = with_link_moved(text, source, dest, self._index_folder(team))
@@ -592,7 +593,7 @@ class MemoryWriting:
 
     def plan_index_fix(self, kind: str, team: bool = False) -> IndexFixPlan:
         """What one fix (`dangling`, `orphans` or `long-lines`) would write, without writing."""
-        data, text = self._read_index(team)
+        data, text = self._read_index_to_edit(team)
         folder = self._index_folder(team)
         if kind == "dangling":
             after, count = without_dangling(text, self.index(team, text=text), folder)
@@ -611,7 +612,7 @@ class MemoryWriting:
         """Write a planned fix; refused (ConflictError) if the index changed since the plan."""
         if not plan.count:
             return 0
-        _, current = self._read_index(plan.team)
+        _, current = self._read_index_to_edit(plan.team)
         if current != plan.before:
             raise ConflictError(
                 f"{'team/' if plan.team else ''}MEMORY.md changed since the preview; "
