@@ -8,6 +8,7 @@ the new one, never a torn mix.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 from pathlib import Path
@@ -18,6 +19,18 @@ TEMP_SUFFIX = ".wbtmp"
 def temp_path_for(target: Path) -> Path:
     """A fresh temp path beside `target` that scans ignore."""
     return target.with_name(f".{target.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+
+
+def through_link(target: Path) -> Path:
+    """The file a symlink at `target` points to, else `target`: a memory write goes through
+    the link, as Claude Code's own writes do, rather than replace the link with a copy (a
+    memory folder linked into a dotfiles repository stays linked). A link loop raises."""
+    if not target.is_symlink():
+        return target
+    real = Path(os.path.realpath(target))
+    if real.is_symlink():  # realpath stops where a loop closes
+        raise OSError(errno.ELOOP, "a symlink loop", str(target))
+    return real
 
 
 def atomic_write_bytes(target: Path, data: bytes, *, mode: int | None = None) -> None:

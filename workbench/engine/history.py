@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from workbench.engine.atomic import TEMP_SUFFIX, atomic_write_bytes
+from workbench.engine.atomic import TEMP_SUFFIX, atomic_write_bytes, through_link
 from workbench.engine.atomic import _fsync_dir as fsync_dir
 from workbench.engine.errors import (
     ConflictError,
@@ -351,7 +351,7 @@ class History:
         if content is None:
             path.unlink()
         else:
-            atomic_write_bytes(path, self.blob(content))
+            atomic_write_bytes(through_link(path), self.blob(content))
         return True
 
     def _recover(self) -> None:
@@ -467,7 +467,7 @@ class History:
             before = _read_or_none(target)
             entry = self._entry(target, before, data, action, note, group, **extra)
             planned = self._plan(entry)
-            atomic_write_bytes(target, data, mode=mode)
+            atomic_write_bytes(through_link(target), data, mode=mode)
             planned.applied = True
         return entry
 
@@ -623,7 +623,8 @@ class History:
 
     def _is_managed(self, path: str) -> bool:
         """Inside the memory folder (team and logs included) or a session-notes folder of
-        this project, lexically and after resolving links."""
+        this project, lexically and after resolving the links of its folders. The file itself
+        may be a link: a save writes through it, as Claude Code does, so undo may too."""
         locations = self.engine.locations
         normal = os.path.normpath(path)
         memory = os.path.normpath(locations.memory_dir)
@@ -640,7 +641,7 @@ class History:
             if not normal.startswith(root + os.sep):
                 continue
             real_root = os.path.realpath(root)
-            real = os.path.realpath(normal)
+            real = os.path.join(os.path.realpath(os.path.dirname(normal)), Path(normal).name)
             if real.startswith(real_root + os.sep):
                 return True
         return False

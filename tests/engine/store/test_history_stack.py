@@ -154,7 +154,9 @@ def test_undo_refuses_an_entry_naming_a_file_outside_the_memory_folder(tmp_path:
     assert outside.exists()
 
 
-def test_undo_refuses_a_link_inside_the_folder_that_points_outside(tmp_path: Path):
+def test_undo_of_a_linked_file_touches_the_link_never_what_it_points_to(tmp_path: Path):
+    """A file may be a link (saves write through it, as Claude Code's do); undoing a claimed
+    creation removes the link, and the file outside is left as it was."""
     engine = _engine(tmp_path)
     _save(engine, "real")
     outside = tmp_path / "precious.md"
@@ -162,9 +164,40 @@ def test_undo_refuses_a_link_inside_the_folder_that_points_outside(tmp_path: Pat
     link = Path(engine.locations.memory_dir) / "link.md"
     link.symlink_to(outside)
     _append_raw(engine, _forged_creation(engine, link))
+    engine.history.undo()
+    assert outside.read_text(encoding="utf-8") == "keep me\n" and not link.is_symlink()
+
+
+def test_undo_refuses_a_file_in_a_linked_folder_that_points_outside(tmp_path: Path):
+    engine = _engine(tmp_path)
+    _save(engine, "real")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    outside = elsewhere / "precious.md"
+    outside.write_text("keep me\n", encoding="utf-8")
+    (Path(engine.locations.memory_dir) / "sub").symlink_to(elsewhere)
+    _append_raw(
+        engine, _forged_creation(engine, Path(engine.locations.memory_dir) / "sub" / "precious.md")
+    )
     with pytest.raises(PathTraversalError):
         engine.history.undo()
-    assert outside.read_text(encoding="utf-8") == "keep me\n" and link.is_symlink()
+    assert outside.read_text(encoding="utf-8") == "keep me\n"
+
+
+def test_saves_and_undo_write_through_a_linked_index(tmp_path: Path):
+    engine = _engine(tmp_path)
+    shared = tmp_path / "dotfiles" / "MEMORY.md"
+    shared.parent.mkdir()
+    shared.write_text("- [Old](old.md) — kept\n", encoding="utf-8")
+    index = Path(engine.locations.memory_dir) / "MEMORY.md"
+    index.unlink(missing_ok=True)
+    index.symlink_to(shared)
+    _save(engine, "linked")
+    assert index.is_symlink() and "feedback_linked.md" in shared.read_text(encoding="utf-8")
+    engine.history.undo()
+    assert index.is_symlink() and shared.read_text(encoding="utf-8") == "- [Old](old.md) — kept\n"
+    engine.history.redo()
+    assert index.is_symlink() and "feedback_linked.md" in shared.read_text(encoding="utf-8")
 
 
 def test_bad_log_lines_are_skipped_and_reported(tmp_path: Path, capsys):
