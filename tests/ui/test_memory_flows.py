@@ -219,6 +219,31 @@ async def test_fix_orphans_indexes_the_loose_note(memory_project, app_factory):
         assert app.screen.query_one(IndexPane).report.orphans == ()
 
 
+async def test_fix_orphans_past_the_cut_says_the_new_line_will_not_load(
+    tmp_path: Path, app_factory
+):
+    project = build_project(tmp_path, index=long_index(230))
+    index = project.memory_dir / "MEMORY.md"
+    app = app_factory(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("2", "alt+o")
+        await settle(app, pilot)
+        modal = app.screen
+        assert "reaches its cut, so the last new line will not load" in str(
+            modal.query_one(".dialog-detail", Static).render()
+        )
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert "(notes_unindexed.md)" in index.read_text()
+        status = app.screen.query_one(StatusLine).last_action
+        assert "the last new line is past the cut and does not load" in status
+        app.screen.post_message(OpenMemoryRequested("notes_unindexed.md"))
+        await settle(app, pilot)
+        header = str(app.screen.query_one(".memory-header", Static).render())
+        assert "in MEMORY.md, past the cut" in header
+
+
 async def test_new_memory_is_written_with_its_index_line(memory_project, app_factory):
     app = app_factory(memory_project)
     async with app.run_test(size=SIZE) as pilot:

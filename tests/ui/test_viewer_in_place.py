@@ -97,3 +97,10 @@ async def test_moves_across_different_shapes_show_the_highlighted_memory(tmp_pat
         await pilot.press("up", "up")
         await settle(app, pilot)
         assert texts(body) == ["Alpha sees the first fact.", "Alpha sees the second fact."]
+
+
+def test_a_nested_frontmatter_value_reads_as_yaml_not_a_python_repr():
+    from workbench.ui.panes.memory import frontmatter_value
+
+    assert frontmatter_value({"type": "reference"}) == "type: reference"
+    assert frontmatter_value({"tags": ["a", "b"], "n": 2}) == "tags: a, b, n: 2"

@@ -82,3 +82,21 @@ def test_an_index_with_bytes_that_are_not_utf8_is_left_alone(tmp_path: Path, act
     assert _memory_files(memory) == files
     bad = [f for f in engine.memories.lint() if f.rule == "file-not-utf8"]
     assert [(f.path, f.line, f.severity) for f in bad] == [("MEMORY.md", 21, "error")]
+
+
+def test_an_orphans_fix_counts_the_new_lines_past_the_cut(tmp_path: Path) -> None:
+    """Three orphans onto a 198-line index: the third new line lands past line 200."""
+    filler = "".join(f"- [Topic {n % 30}](topic-{n % 30}.md) — filler {n}\n" for n in range(198))
+    engine, memory = _engine(tmp_path, filler.encode())
+    for name in ("alpha", "beta", "gamma"):
+        (memory / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: The {name} service's deploy rules\ntype: user\n"
+            "---\nBody.\n"
+        )
+    plan = engine.memories.plan_index_fix("orphans")
+    assert (plan.count, plan.past_the_cut) == (3, 1)
+    engine.memories.apply_index_fix(plan)
+    past = [n for n in ("alpha", "beta", "gamma") if engine.memories.read(f"{n}.md").past_the_cut]
+    last_line = (memory / "MEMORY.md").read_text().rstrip("\n").rsplit("\n", 1)[-1]
+    assert len(past) == 1 and f"({past[0]}.md)" in last_line
+    assert engine.memories.read("topic-1.md").past_the_cut is False

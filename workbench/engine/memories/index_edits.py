@@ -46,6 +46,8 @@ class IndexFixPlan(Record):
     after: str
     count: int
     """Lines removed, added or shortened."""
+    past_the_cut: int = 0
+    """Of the lines an `orphans` fix adds, those past the cut: their memories stay unseen."""
 
     @property
     def note(self) -> str:

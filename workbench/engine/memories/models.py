@@ -93,6 +93,8 @@ class MemoryDocument(Record):
     """sha256 of the bytes read; a save passes it back to detect changes on disk."""
     frontmatter_error: str | None = None
     binary: bool = False
+    past_the_cut: bool = False
+    """Its index line is past the cut, so Claude Code starts a session without it."""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -97,7 +97,7 @@ from workbench.engine.userfiles import (
 from workbench.engine.wording import plural_noun
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from workbench.engine.engine import Engine
     from workbench.engine.history import History
@@ -180,6 +180,8 @@ class MemoryStore(MemoryWriting):
         self._index_lock = threading.Lock()
         self._indexed: tuple[tuple[Stamp | None, Stamp | None], frozenset[str]] | None = None
         """The last parse of both indexes' links, with their stamps (dropped on our writes)."""
+        self._loaded: tuple[tuple[Stamp | None, Stamp | None], frozenset[str]] | None = None
+        """Likewise for the links on lines that load whole (above the cut)."""
 
     @property
     def history(self) -> History:
@@ -641,6 +643,7 @@ class MemoryStore(MemoryWriting):
             fingerprint=fingerprint(data),
             frontmatter_error=parsed.error if parsed else "binary file",
             binary=binary,
+            past_the_cut=entry.indexed and entry.path not in self.loaded_index_paths(),
         )
 
     def manifest(self) -> Manifest:
@@ -708,21 +711,32 @@ class MemoryStore(MemoryWriting):
         lock makes the stat, the read and the keeping one step, so a write the store makes
         meanwhile is forgotten after the parse is kept, not before.
         """
+        return self._by_index_stamps("_indexed", self._parse_indexed_paths)
+
+    def loaded_index_paths(self) -> frozenset[str]:
+        """Of `indexed_paths`, those whose index line loads whole: a line past the cut links
+        a memory Claude Code never sees at the start of a session."""
+        return self._by_index_stamps("_loaded", self._parse_loaded_paths)
+
+    def _by_index_stamps(
+        self, slot: str, parse: Callable[[], tuple[frozenset[str], bool]]
+    ) -> frozenset[str]:
+        """`parse()`'s paths, kept in `slot` while both indexes keep their stamps."""
         with self._index_lock:
             now = _now_ns()
             try:  # stat'ed before the read: a change during the read shows as a new stamp
                 stamps = (self._index_stamp(False), self._index_stamp(True))
             except OSError:
                 stamps = None
-            cached = self._indexed
+            cached = getattr(self, slot)
             if cached is not None and cached[0] == stamps:
                 return cached[1]
-            linked, complete = self._parse_indexed_paths()
-            self._indexed = None
+            found, complete = parse()
+            setattr(self, slot, None)
             if stamps is not None and complete:
                 if all(s is None or s[4] < now - RACY_NS for s in stamps):
-                    self._indexed = (stamps, linked)
-            return linked
+                    setattr(self, slot, (stamps, found))
+            return found
 
     def _index_stamp(self, team: bool) -> Stamp | None:
         """The index's stamp, None when it does not exist."""
@@ -735,6 +749,7 @@ class MemoryStore(MemoryWriting):
         """Drop the parsed index links (after each of the store's own writes)."""
         with self._index_lock:
             self._indexed = None
+            self._loaded = None
 
     @contextlib.contextmanager
     def _writing_index(self) -> Iterator[None]:
@@ -756,6 +771,25 @@ class MemoryStore(MemoryWriting):
                 continue  # lint reports the unreadable index; the listing goes on without it
             linked |= linked_paths(text, "team/" if team else "", MAX_ITEMISED_LINES)
         return frozenset(linked), complete
+
+    def _parse_loaded_paths(self) -> tuple[frozenset[str], bool]:
+        """The paths linked from index lines that load whole, and whether both indexes were
+        read without error."""
+        loaded: set[str] = set()
+        complete = True
+        for team in (False, True):
+            try:
+                data, _ = self._read_index(team)
+            except OSError:
+                complete = False
+                continue
+            if data is None:
+                continue
+            text = strip_for_loading(_decode_keeping_cr(data))
+            cut = truncate_entrypoint(text, self.engine.profile.index)
+            kept = "\n".join(cut.trimmed.split("\n", cut.kept_lines)[: cut.kept_lines])
+            loaded |= linked_paths(kept, "team/" if team else "")
+        return frozenset(loaded), complete
 
     def _orphan_candidates(self, team: bool) -> builtins.list[str]:
         rels = [self.relative(p) for p, _ in iter_memory_paths(self.root)]

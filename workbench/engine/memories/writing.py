@@ -47,6 +47,7 @@ from workbench.engine.memories.models import (
     RenameResult,
     SaveResult,
 )
+from workbench.engine.records import replace as with_changes
 from workbench.engine.userfiles import MEMORY_FILE_LIMIT, read_bytes, read_start
 
 if TYPE_CHECKING:
@@ -605,7 +606,13 @@ class MemoryWriting:
             raise UserInputError(f"unknown index fix {kind!r}")
         if data is None and kind != "orphans":
             after, count = text, 0  # no index: nothing to remove or shorten (orphans create it)
-        return IndexFixPlan(kind, team, str(self.index_path(team)), text, after, count)
+        past = 0
+        if kind == "orphans" and count:
+            # The new lines go at the end, so the last ones are the first to fall off.
+            report = self.index(team, text=after)
+            past = min(count, report.line_count - report.loaded_lines)
+        plan = IndexFixPlan(kind, team, str(self.index_path(team)), text, after, count)
+        return with_changes(plan, past_the_cut=past) if past else plan
 
     @_one_change
     def apply_index_fix(self, plan: IndexFixPlan) -> int:

@@ -56,12 +56,21 @@ def finding_line(finding: LintFinding, *, with_path: bool = False) -> Content:
 
 
 def frontmatter_value(value: Any) -> str:
-    """A frontmatter value on one line."""
+    """A frontmatter value on one line, as YAML-ish text rather than a Python repr."""
     if isinstance(value, str):
         return value
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(frontmatter_value(v) for v in value)
+    if isinstance(value, dict):  # `metadata: {type: reference}` reads "type: reference"
+        return ", ".join(f"{k}: {frontmatter_value(v)}" for k, v in value.items())
     return str(value)
+
+
+def index_state(document: MemoryDocument) -> str:
+    """Whether the index links the memory, and whether that line loads."""
+    if not document.entry.indexed:
+        return "not in MEMORY.md"
+    return "in MEMORY.md, past the cut" if document.past_the_cut else "in MEMORY.md"
 
 
 class MemoryPane(Pane):
@@ -158,7 +167,7 @@ class MemoryPane(Pane):
                         f"changed {age_long(days)}",
                         f"~{entry.tokens:,} tokens",
                         format_file_size(entry.size_bytes),
-                        "in MEMORY.md" if entry.indexed else "not in MEMORY.md",
+                        index_state(document),
                     ]
                 ),
                 "$foreground-muted",

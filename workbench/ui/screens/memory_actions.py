@@ -263,11 +263,16 @@ class MemoryActions(MemoryLoading):
         )
         nouns = plural(plan.count, noun)
         verb = question.split(" ", 1)[0]
+        explained = (
+            f"{label} is rewritten as shown; nothing is written until you apply it, "
+            "and undo (u) brings the old index back."
+        )
+        if plan.past_the_cut:
+            explained = f"{past_the_cut_warning(plan, label)} {explained}"
         self.app.push_screen(
             DiffConfirmModal(
                 question.format(n=nouns, index=label),
-                f"{label} is rewritten as shown; nothing is written until you apply it, "
-                "and undo (u) brings the old index back.",
+                explained,
                 diff,
                 confirm_label=verb,
             ),
@@ -283,7 +288,10 @@ class MemoryActions(MemoryLoading):
 
         def fix() -> ChangeOutcome:
             count = store.apply_index_fix(plan)
-            return ChangeOutcome(f"{past} {plural(count, noun)} in {label}")
+            done = f"{past} {plural(count, noun)} in {label}"
+            if plan.past_the_cut:
+                done += f"; {past_the_cut_note(plan.past_the_cut)}"
+            return ChangeOutcome(done)
 
         self._run_change(past, fix)
 
@@ -344,3 +352,21 @@ class MemoryActions(MemoryLoading):
     def _change_failed(self, message: ChangeFailed) -> None:
         self.query_one(StatusLine).say(f"{message.verb} failed")
         self.notify(message.error, title=f"Could not {message.verb}", severity="error")
+
+
+def past_the_cut_warning(plan: IndexFixPlan, label: str) -> str:
+    """What an orphans fix cannot do: lines it adds past the cut still do not load."""
+    past = plan.past_the_cut
+    lines = "the last new line" if past == 1 else f"the last {past} new lines"
+    memories = "its memory stays" if past == 1 else "their memories stay"
+    return (
+        f"{label} reaches its cut, so {lines} will not load and {memories} unseen at the "
+        "start of a session: shorten or remove entries above them first."
+    )
+
+
+def past_the_cut_note(past: int) -> str:
+    """The status line's half-sentence for new index lines past the cut."""
+    if past == 1:
+        return "the last new line is past the cut and does not load"
+    return f"the last {past} new lines are past the cut and do not load"
