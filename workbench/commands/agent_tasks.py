@@ -217,6 +217,11 @@ def run_log(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     entry = engine.agents.log(text)
     emit(args, entry.to_json(), f"{entry.path}: {entry.line}")
+    if entry.redacted:
+        warn(
+            f"replaced {plural(entry.redacted, 'secret')} with [REDACTED] before writing: "
+            "a daily log is read back into Claude Code's context"
+        )
     return ExitCode.OK
 
 

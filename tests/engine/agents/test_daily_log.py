@@ -91,3 +91,27 @@ def test_bad_entries_are_refused_and_write_nothing(agent_engine: Engine, bad: st
     with pytest.raises(UserInputError):
         append_entry(agent_engine, bad)
     assert not (Path(agent_engine.locations.memory_dir) / "logs").exists()
+
+
+def test_a_secret_in_an_entry_never_reaches_the_log_the_output_or_history(
+    agent_engine: Engine,
+) -> None:
+    from tests.secretgen import make_token
+
+    token = make_token("github-pat")
+    when = datetime(2026, 3, 5, 9, 7, tzinfo=UTC)
+    entry = append_entry(agent_engine, f"rotated the CI token {token}", now=when)
+    assert entry.redacted == 1 and token not in entry.line and "[REDACTED]" in entry.line
+    assert token not in Path(entry.abs_path).read_text()
+    assert all(token not in e.note for e in agent_engine.history.entries())
+
+
+def test_an_append_leaves_a_log_with_bytes_that_are_not_utf8_alone(agent_engine: Engine) -> None:
+    when = datetime(2026, 3, 5, 9, 7, tzinfo=UTC)
+    path = Path(agent_engine.locations.daily_log_path(when.date()))
+    path.parent.mkdir(parents=True)
+    before = b"# 2026-03-05\n\n- 08:00 caf\xe9\n"
+    path.write_bytes(before)
+    with pytest.raises(UserInputError, match="not UTF-8 on line 3"):
+        append_entry(agent_engine, "another", now=when)
+    assert path.read_bytes() == before

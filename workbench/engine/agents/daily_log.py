@@ -39,6 +39,8 @@ class LogEntry:
     created: bool
     """The day's file did not exist before this entry."""
     history_id: str
+    redacted: int = 0
+    """Secrets replaced by `[REDACTED]` before the entry was written."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,6 +50,7 @@ class LogEntry:
             "line": self.line,
             "created": self.created,
             "history_id": self.history_id,
+            "redacted": self.redacted,
         }
 
 
@@ -66,8 +69,13 @@ def format_entry(text: str, when: datetime) -> str:
 
 def append_entry(engine: Engine, text: str, *, now: datetime | None = None) -> LogEntry:
     """Append one bullet to today's log (local date), creating the file when needed."""
+    from workbench.engine.team.secrets.redaction import redact
+
     when = (now or datetime.now()).astimezone()
-    line = format_entry(text, when)
+    # A log is read back into the agent's context (and consolidated into memories), so a
+    # credential typed into an entry is replaced before it is written, shown or recorded.
+    redaction = redact(format_entry(text, when))
+    line = redaction.text
     path = Path(engine.locations.daily_log_path(when.date()))
     with _append_lock(engine):
         try:
@@ -77,7 +85,14 @@ def append_entry(engine: Engine, text: str, *, now: datetime | None = None) -> L
         if existing is None:
             body = f"# {when:%Y-%m-%d}\n\n{line}\n"
         else:
-            text_before = existing.decode("utf-8", errors="replace")
+            try:
+                text_before = existing.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                number = existing.count(b"\n", 0, exc.start) + 1
+                raise UserInputError(
+                    f"{engine.locations.relative(path)} has bytes that are not UTF-8 on line "
+                    f"{number}; an append would rewrite them, so nothing was written"
+                ) from None
             separator = "" if text_before.endswith("\n") or not text_before else "\n"
             body = f"{text_before}{separator}{line}\n"
         entry = engine.history.write(path, body.encode("utf-8"), LOG_ACTION, note=line)
@@ -88,6 +103,7 @@ def append_entry(engine: Engine, text: str, *, now: datetime | None = None) -> L
         line=line,
         created=existing is None,
         history_id=entry.id,
+        redacted=redaction.count,
     )
 
 
