@@ -242,6 +242,24 @@ def test_compact_preview_keys(capsys, project):
     assert data["survival"]["span_messages"] == sm["keep_start_index"] == 1
 
 
+def test_compact_preview_gives_the_context_after_the_app_shows(capsys, project):
+    """The session-memory compaction's size afterwards carries the notes (the Compaction
+    pane's figure); Claude Code's own post-compact count, without them, is named as such."""
+    from workbench.engine import Engine
+    from workbench.ui.panes.compaction_view import after_estimate
+
+    code, out, _ = run(capsys, project, "compact-preview", str(project["new"]), "--json")
+    sm = json.loads(out)["session_memory"]
+    assert sm["context_after_tokens"] == sm["kept_tokens"] + sm["summary_tokens"]
+    assert sm["summary_tokens"] > 0 and sm["post_compact_tokens"] == sm["kept_tokens"]
+    engine = Engine.open(project["root"], config_home=str(project["home"]))
+    preview = engine.context.compact_preview(str(project["new"]))
+    assert after_estimate(preview) == (sm["context_after_tokens"], False)
+    code, text, _ = run(capsys, project, "compact-preview", str(project["new"]))
+    assert f"≈{sm['context_after_tokens']:,} in context after" in text
+    assert f"post-compact count: {sm['post_compact_tokens']:,} (the kept messages only)" in text
+
+
 def test_compact_preview_by_session_id_with_options(capsys, project, tmp_path):
     summary = tmp_path / "summary.txt"
     summary.write_text("We ran pytest tests/api -q and it passed.", encoding="utf-8")

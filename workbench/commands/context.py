@@ -403,7 +403,13 @@ def run_compact_preview(args: argparse.Namespace) -> int:
         if sm.keep_start_index is not None:
             con.print(
                 f"  keeps {plural(sm.kept_messages, 'message')} from {sm.keep_start_uuid} · "
-                f"{sm.kept_tokens:,} tokens kept · {sm.post_compact_tokens:,} after"
+                f"{sm.kept_tokens:,} tokens kept + notes ≈{sm.summary_tokens:,} = "
+                f"≈{sm.context_after_tokens:,} in context after"
+            )
+            con.print(
+                f"  Claude Code's post-compact count: {sm.post_compact_tokens:,} (the kept "
+                "messages only), checked against the auto-compact threshold",
+                markup=False,
             )
         for note in sm.adjustments:
             con.print(f"  {note}", markup=False)

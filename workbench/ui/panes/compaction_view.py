@@ -88,7 +88,7 @@ def after_estimate(preview: CompactPreview) -> tuple[int, bool]:
     """Tokens in context right after the compaction, and whether it is an upper bound."""
     sm = preview.session_memory
     if preview.chosen == "session_memory":
-        return sm.kept_tokens + sm.summary_tokens, False
+        return sm.context_after_tokens, False
     return restored_tokens(preview) + preview.full.max_output_tokens, True
 
 
@@ -304,7 +304,7 @@ def numbers_content(preview: CompactPreview) -> Content:
         ),
         (
             "after",
-            f"≈{sm.kept_tokens + sm.summary_tokens:,}" if sm_ok else dash,
+            f"≈{sm.context_after_tokens:,}" if sm_ok else dash,
             f"≤{restored_tokens(preview) + full.max_output_tokens:,}",
         ),
     ]

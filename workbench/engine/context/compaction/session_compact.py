@@ -255,6 +255,12 @@ class SessionMemoryCompactionPlan:
     kept_uuids: tuple[str, ...] = field(default_factory=tuple)
     summary_text: str | None = None
 
+    @property
+    def context_after_tokens(self) -> int:
+        """What the next request carries: the kept messages and the notes as the summary
+        (more than `post_compact_tokens`, Claude Code's count, which leaves the notes out)."""
+        return self.kept_tokens + self.summary_tokens
+
     def to_json(self) -> dict[str, Any]:
         return {
             "enabled": self.enabled,
@@ -273,6 +279,7 @@ class SessionMemoryCompactionPlan:
             "falls_back_to_full": self.falls_back_to_full,
             "truncated_sections": list(self.truncated_sections),
             "summary_tokens": self.summary_tokens,
+            "context_after_tokens": self.context_after_tokens,
             "adjustments": list(self.adjustments),
         }
 
