@@ -99,6 +99,32 @@ def cut_prompt(report: IndexReport) -> Content:
     return Content.styled(f"{'━' * 3}{text}".ljust(140, "━"), "bold $index-cut")
 
 
+def short_warning(report: IndexReport) -> Content:
+    """The cut in one sentence, for a short screen."""
+    return Content.styled(
+        f"Claude Code reads only {report.loaded_lines} of {report.line_count} lines; "
+        "the rest never reaches it.",
+        "$text-error",
+    )
+
+
+def short_problems(report: IndexReport) -> Content:
+    """Each kind of problem as a count and the key that fixes it, for a short screen."""
+    kinds = [
+        (len(report.dangling), "Dangling", "alt+d", "$index-dangling"),
+        (len(report.orphans), "Orphans", "alt+o", "$lint-warning"),
+        (len(report.long_lines), "Long lines", "alt+l", "$lint-warning"),
+    ]
+    parts = [
+        Content.assemble((f"{name} {count}", f"bold {style}"), " ", (key, "$foreground-muted"))
+        for count, name, key, style in kinds
+        if count
+    ]
+    if not parts:
+        return Content.styled("No dangling links, orphans or long lines.", "$index-loaded")
+    return Content(" · ").join(parts)
+
+
 def line_options(report: IndexReport, width: int) -> list[Option]:
     """Every index line as a list option, the cut drawn where Claude Code stops, each prompt's
     height measured at `width` (pure: runs off the UI thread)."""
@@ -133,9 +159,13 @@ class IndexPane(Pane):
 
     def compose_body(self) -> ComposeResult:
         yield Static(classes="index-summary")
+        # Each report has a long and a short form; the stylesheet shows the short one on a
+        # short screen, where the long one would be clipped mid-sentence.
         yield Static(classes="index-warning")
+        yield Static(classes="index-warning-short")
         yield OptionList(classes="index-lines")
         yield Static(classes="index-problems")
+        yield Static(classes="index-problems-short")
 
     _stale = False
 
@@ -176,12 +206,15 @@ class IndexPane(Pane):
         label = "team/MEMORY.md" if self.team else "MEMORY.md"
         self.border_title = label
         self.query_one(".index-summary", Static).update(summary_content(report, label))
-        warning = self.query_one(".index-warning", Static)
-        warning.display = bool(report.warning)
+        self.set_class(bool(report.warning), "-cut")
         if report.warning:
-            warning.update(Content.styled(report.warning.strip(), "$text-error"))
+            warning = Content.styled(report.warning.strip(), "$text-error")
+            self.query_one(".index-warning", Static).update(warning)
+            short = short_warning(report)
+            self.query_one(".index-warning-short", Static).update(short)
         options = self.query_one(".index-lines", OptionList)
         self.query_one(".index-problems", Static).update(self._problems_content(report))
+        self.query_one(".index-problems-short", Static).update(short_problems(report))
         # The list is laid out once the pane shows its content: measure the lines after that,
         # at the width they will be drawn at.
         self.has_content = True
