@@ -44,3 +44,27 @@ def test_team_write_check_and_redaction(tmp_path: Path):
     assert redaction.to_json() == {"redactions": 1, "text": "token [REDACTED]\n"}
     assert [m.rule_id for m in engine.team.scan_for_secrets(text)] == ["sendgrid-api-token"]
     assert engine.team.find_secrets(text, "a.md")[0].path == "a.md"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_file_is_scanned_for_what_it_holds_and_never_pushed(tmp_path: Path, encoding):
+    """Read as UTF-8, a UTF-16 file's secret sits between NULs where no rule matches."""
+    from workbench.engine.team.sync.local import read_local_entries
+
+    engine = open_engine(tmp_path)
+    team = Path(engine.locations.team_dir)
+    team.mkdir(parents=True)
+    token = make_token("github-pat", 3)
+    text = f"the CI token is {token}\n"
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data  # the explicit big-endian codec writes no mark
+    (team / "ci.md").write_bytes(data)
+    (team / "fine.md").write_text("Deploys go out on Tuesdays.\n")
+    report = engine.team.scan_paths()
+    assert [(f.path.rsplit("/", 1)[-1], f.rule_id) for f in report.findings] == [
+        ("ci.md", "github-pat")
+    ]
+    snapshot = read_local_entries(str(team))
+    assert [s.path for s in snapshot.skipped_secrets] == ["ci.md"]
+    assert list(snapshot.entries) == ["fine.md"]

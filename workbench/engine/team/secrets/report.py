@@ -189,8 +189,15 @@ def iter_files(
 
 def read_text(path: Path) -> str:
     """A file as Node reads it with `utf8`: invalid bytes become U+FFFD, never an error.
-    Only a regular file under the scan limit is read (a pipe would never end)."""
-    return userfiles.read_text(path, userfiles.SCANNED_FILE_LIMIT, "a scanned file")
+    Only a regular file under the scan limit is read (a pipe would never end).
+
+    A file that starts with a UTF-16 byte-order mark is decoded as UTF-16 instead: read as
+    UTF-8, every other byte is a NUL and no rule could match, yet a push would still send the
+    secret's characters."""
+    data = userfiles.read_bytes(path, userfiles.SCANNED_FILE_LIMIT, "a scanned file")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # a UTF-16 byte-order mark
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 STDIN_NAME = "<stdin>"

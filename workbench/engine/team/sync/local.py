@@ -23,6 +23,10 @@ from workbench.engine.userfiles import read_start
 Scanner = Callable[[str], Sequence[Any]]
 
 
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+"""The byte-order marks a UTF-16 file starts with."""
+
+
 def default_scanner() -> Scanner:
     from workbench.engine.team.secrets import scan_for_secrets
 
@@ -102,6 +106,10 @@ def read_local_entries(
             text = raw.decode("utf-8", "replace")
             digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         found = scan(text)
+        if not found and raw[:2] in UTF16_MARKS:
+            # Read as UTF-8 a UTF-16 file's secret is spread between NULs, where no rule
+            # matches, yet the push would send it: scan the text it really holds too.
+            found = scan(raw.decode("utf-16", "replace"))
         if found:
             first = found[0]
             rule_ids = tuple(dict.fromkeys(m.rule_id for m in found))
