@@ -152,3 +152,36 @@ async def test_text_typed_right_after_tab_lands_in_the_next_field(memory_project
         assert editor.query_one("#field-description", Input).value == "who holds it"
         assert editor.query_one("#field-file", Input).value == "user_pager.md"
         assert editor.query_one("#field-description", Input).has_focus
+
+
+async def test_cursor_keys_typed_right_after_tab_keep_their_place(memory_project, app_factory):
+    # A box's own bindings (End, Home, the arrows) ran only once the key had bubbled back up
+    # to the app, after the text typed behind it: `Tab Tab End ' QQ'` in one burst put "QQ"
+    # at the start of the body, as if the End had been dropped.
+    from textual import events
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "feedback_testing.md")
+        assert editor.query_one("#field-name", Input).has_focus
+        for key, character in [
+            ("tab", "\t"),
+            ("home", None),
+            *[(key_name(c), c) for c in "QQ "],
+            ("tab", "\t"),
+            ("down", None),
+            ("down", None),
+            ("end", None),
+            *[(key_name(c), c) for c in " QQ"],
+        ]:
+            event = events.Key(key, character)
+            event.set_sender(app)
+            app.post_message(event)
+        await settle(app, pilot)
+        description = editor.query_one("#field-description", Input).value
+        assert description == "QQ Never mock the database in integration tests"
+        body = editor.query_one("#field-body", TextArea)
+        assert body.text.splitlines()[2] == (
+            "**Why:** a mocked migration hid a broken schema in 2025-11. QQ"
+        )
+        assert body.cursor_location == (2, len(body.text.splitlines()[2]))

@@ -28,6 +28,7 @@ from workbench.ui.messages import ChangeOutcome
 from workbench.ui.panes.memory import finding_line
 from workbench.ui.screens.confirm import ConfirmModal, ConflictChoice, ConflictModal
 from workbench.ui.widgets.footer import KeyHints
+from workbench.ui.widgets.text_fields import FieldInput, FieldTextArea
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
@@ -144,14 +145,14 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                         yield Checkbox("Team memory", self.start_team, id="field-team")
                 with Horizontal(classes="form-row"):
                     yield Label("Name", classes="form-label")
-                    yield Input(
+                    yield FieldInput(
                         editable.name if editable else "",
                         placeholder="a short title",
                         id="field-name",
                     )
                 with Horizontal(classes="form-row"):
                     yield Label("Description", classes="form-label")
-                    yield Input(
+                    yield FieldInput(
                         editable.description if editable else "",
                         placeholder="one line: recall picks memories by this",
                         id="field-description",
@@ -159,11 +160,11 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                 if self.is_new:
                     with Horizontal(classes="form-row"):
                         yield Label("File", classes="form-label")
-                        yield Input(
+                        yield FieldInput(
                             placeholder=file_placeholder(None),
                             id="field-file",
                         )
-            yield TextArea(
+            yield FieldTextArea(
                 document.text if self.raw and document else (editable.body if editable else ""),
                 soft_wrap=True,
                 # As in a web form's text box: Tab and Shift+Tab move between the fields, and
