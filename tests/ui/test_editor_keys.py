@@ -185,3 +185,44 @@ async def test_cursor_keys_typed_right_after_tab_keep_their_place(memory_project
             "**Why:** a mocked migration hid a broken schema in 2025-11. QQ"
         )
         assert body.cursor_location == (2, len(body.text.splitlines()[2]))
+
+
+async def test_quitting_with_unsaved_edits_asks_first(memory_project, app_factory):
+    # Ctrl+Q left the editor's unsaved text behind without a word, where Esc asks.
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "user_role.md")
+        editor.query_one("#field-body", TextArea).focus()
+        await type_text(pilot, "more")
+        await pilot.press("ctrl+q")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        assert app.screen.question == "Discard your changes?"
+        await pilot.press("ctrl+q")  # asked once, not a pile of the same question
+        await settle(app, pilot)
+        assert len(app.screen_stack) == 3
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen is editor and app.return_code is None
+        # The palette's "App: Quit" asks the same.
+        (quit_command,) = [
+            command
+            for command in app.get_system_commands(app.screen)
+            if command.title == "App: Quit"
+        ]
+        app.call_later(quit_command.callback)  # as the palette runs it
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert app.return_code == 0
+    assert "more" not in (memory_project.memory_dir / "user_role.md").read_text()
+
+
+async def test_quitting_with_nothing_changed_quits_at_once(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(app, pilot, "user_role.md")
+        await pilot.press("ctrl+q")
+        await settle(app, pilot)
+        assert app.return_code == 0

@@ -101,6 +101,8 @@ class WorkbenchApp(App[None]):
         self._fixed_now_ms = None if now is None else now * 1000
         self.animation_level = settings.animation
         self.theme_problems: list[str] = []
+        self._asking_to_quit = False
+        """Whether the "discard your changes?" question of a quit is on screen."""
         """Theme files that failed to load, and a missing configured theme."""
         self._theme_folders = list(theme_folders(settings) if theme_dirs is None else theme_dirs)
         self._register_themes()
@@ -368,6 +370,29 @@ class WorkbenchApp(App[None]):
                     spec.help,
                     partial(screen.run_pane_action, info.id, spec.action),
                 )
+
+    async def action_quit(self) -> None:
+        """Quit (ctrl+q, the palette's "App: Quit"); while a screen holds unsaved edits, only
+        once the user agrees to discard them, the question the editor's Esc asks. A signal or
+        a hung-up terminal still quits at once (`exit`): nobody is there to answer."""
+        from workbench.ui.screens.confirm import HoldsUnsavedEdits, discard_changes_modal
+
+        if self._asking_to_quit:
+            return  # the question is on screen already
+        if not any(
+            isinstance(screen, HoldsUnsavedEdits) and screen.is_dirty
+            for screen in self.screen_stack
+        ):
+            self.exit()
+            return
+
+        def answered(discard: bool | None) -> None:
+            self._asking_to_quit = False
+            if discard:
+                self.exit()
+
+        self._asking_to_quit = True
+        self.push_screen(discard_changes_modal("Discard and quit"), answered)
 
     def action_show_help(self) -> None:
         """Open the help screen."""

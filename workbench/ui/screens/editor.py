@@ -26,7 +26,7 @@ from workbench.engine.memories.models import MEMORY_TYPES, DraftForm, LintFindin
 from workbench.ui.actions import bindings
 from workbench.ui.messages import ChangeOutcome
 from workbench.ui.panes.memory import finding_line
-from workbench.ui.screens.confirm import ConfirmModal, ConflictChoice, ConflictModal
+from workbench.ui.screens.confirm import ConflictChoice, ConflictModal, discard_changes_modal
 from workbench.ui.widgets.footer import KeyHints
 from workbench.ui.widgets.text_fields import FieldInput, FieldTextArea
 
@@ -350,12 +350,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             if discard:
                 self.dismiss(None)
 
-        self.app.push_screen(
-            ConfirmModal(
-                "Discard your changes?", "Nothing has been saved.", confirm_label="Discard"
-            ),
-            answered,
-        )
+        self.app.push_screen(discard_changes_modal(), answered)
 
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def _run_save(self, draft: Draft, fingerprint: str | None) -> None:
