@@ -53,6 +53,14 @@ HANGUP_CHECK_SECONDS = 1.0
 """How often the app asks whether its terminal is still there (see `_exit_on_hangup`)."""
 
 
+def actions_provider() -> type[Provider]:
+    """The app's commands, found by title, footer label or binding id; imported when the
+    palette first opens (it replaces Textual's provider of the same commands)."""
+    from workbench.ui.commands import ActionsProvider
+
+    return ActionsProvider
+
+
 def memory_provider() -> type[Provider]:
     """The "Open memory" palette provider, imported when the palette first opens."""
     from workbench.ui.commands import MemoryProvider
@@ -78,8 +86,11 @@ class WorkbenchApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Memory Workbench"
     BINDINGS: ClassVar[list[BindingType]] = bindings("app")
-    # A callable, so `textual.command` is imported when the palette opens, not at start-up.
-    COMMANDS = App.COMMANDS | {memory_provider}
+    # Callables, so `textual.command` is imported when the palette opens, not at start-up.
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        actions_provider,
+        memory_provider,
+    }
 
     def __init__(
         self,
