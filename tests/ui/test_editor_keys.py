@@ -226,3 +226,46 @@ async def test_quitting_with_nothing_changed_quits_at_once(memory_project, app_f
         await pilot.press("ctrl+q")
         await settle(app, pilot)
         assert app.return_code == 0
+
+
+async def test_raw_mode_says_it_holds_the_whole_file_and_offers_the_way_back(
+    memory_project, app_factory
+):
+    # In raw mode the box was still titled "Body (markdown)" and the footer still offered
+    # "^t Raw text", the mode already on; for a file whose frontmatter cannot be read there is
+    # no form to go back to.
+    from workbench.ui.widgets.footer import KeyHints
+
+    (memory_project.memory_dir / "broken.md").write_text("---\nname: never closed\nbody\n")
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+
+        def labels(editor: MemoryEditorScreen) -> set[str]:
+            return {label for _key, label in editor.query_one(KeyHints).hints}
+
+        def palette(editor: MemoryEditorScreen) -> set[str]:
+            return {command.title for command in app.get_system_commands(editor)}
+
+        editor = await open_editor(app, pilot, "broken.md")
+        body = editor.query_one("#field-body", TextArea)
+        assert editor.raw
+        assert body.border_title == "Whole file as text (its frontmatter cannot be read)"
+        assert not labels(editor) & {"Raw text", "Form"}
+        assert "Editor: Toggle raw text" not in palette(editor)
+        await pilot.press("escape")
+        await settle(app, pilot)
+
+        editor = await open_editor(app, pilot, "user_role.md")
+        body = editor.query_one("#field-body", TextArea)
+        assert body.border_title == "Body (markdown)"
+        assert "Raw text" in labels(editor) and "Form" not in labels(editor)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        assert editor.raw
+        assert body.border_title == "Whole file as text (frontmatter and body)"
+        assert "Form" in labels(editor) and "Raw text" not in labels(editor)
+        assert "Editor: Toggle raw text" in palette(editor)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        assert not editor.raw and body.border_title == "Body (markdown)"
+        assert "Raw text" in labels(editor)

@@ -320,7 +320,11 @@ class WorkbenchApp(App[None]):
                     yield SystemCommand(
                         spec.title, spec.help, partial(screen.run_command, spec.action)
                     )
-            elif spec.scope == "editor" and screen.__class__.__name__ == "MemoryEditorScreen":
+            elif (
+                spec.scope == "editor"
+                and screen.__class__.__name__ == "MemoryEditorScreen"
+                and screen.check_action(spec.action, ())
+            ):
                 yield SystemCommand(spec.title, spec.help, partial(screen.run_action, spec.action))
         if isinstance(screen, MainScreen):
             yield from self._pane_commands(screen)
