@@ -152,3 +152,120 @@ async def test_text_typed_right_after_tab_lands_in_the_next_field(memory_project
         assert editor.query_one("#field-description", Input).value == "who holds it"
         assert editor.query_one("#field-file", Input).value == "user_pager.md"
         assert editor.query_one("#field-description", Input).has_focus
+
+
+async def test_cursor_keys_typed_right_after_tab_keep_their_place(memory_project, app_factory):
+    # A box's own bindings (End, Home, the arrows) ran only once the key had bubbled back up
+    # to the app, after the text typed behind it: `Tab Tab End ' QQ'` in one burst put "QQ"
+    # at the start of the body, as if the End had been dropped.
+    from textual import events
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "feedback_testing.md")
+        assert editor.query_one("#field-name", Input).has_focus
+        for key, character in [
+            ("tab", "\t"),
+            ("home", None),
+            *[(key_name(c), c) for c in "QQ "],
+            ("tab", "\t"),
+            ("down", None),
+            ("down", None),
+            ("end", None),
+            *[(key_name(c), c) for c in " QQ"],
+        ]:
+            event = events.Key(key, character)
+            event.set_sender(app)
+            app.post_message(event)
+        await settle(app, pilot)
+        description = editor.query_one("#field-description", Input).value
+        assert description == "QQ Never mock the database in integration tests"
+        body = editor.query_one("#field-body", TextArea)
+        assert body.text.splitlines()[2] == (
+            "**Why:** a mocked migration hid a broken schema in 2025-11. QQ"
+        )
+        assert body.cursor_location == (2, len(body.text.splitlines()[2]))
+
+
+async def test_quitting_with_unsaved_edits_asks_first(memory_project, app_factory):
+    # Ctrl+Q left the editor's unsaved text behind without a word, where Esc asks.
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "user_role.md")
+        editor.query_one("#field-body", TextArea).focus()
+        await type_text(pilot, "more")
+        await pilot.press("ctrl+q")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        assert app.screen.question == "Discard your changes?"
+        await pilot.press("ctrl+q")  # asked once, not a pile of the same question
+        await settle(app, pilot)
+        assert len(app.screen_stack) == 3
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen is editor and app.return_code is None
+        # The palette's "App: Quit" asks the same.
+        (quit_command,) = [
+            command
+            for command in app.get_system_commands(app.screen)
+            if command.title == "App: Quit"
+        ]
+        app.call_later(quit_command.callback)  # as the palette runs it
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert app.return_code == 0
+    assert "more" not in (memory_project.memory_dir / "user_role.md").read_text()
+
+
+async def test_quitting_with_nothing_changed_quits_at_once(memory_project, app_factory):
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(app, pilot, "user_role.md")
+        await pilot.press("ctrl+q")
+        await settle(app, pilot)
+        assert app.return_code == 0
+
+
+async def test_raw_mode_says_it_holds_the_whole_file_and_offers_the_way_back(
+    memory_project, app_factory
+):
+    # In raw mode the box was still titled "Body (markdown)" and the footer still offered
+    # "^t Raw text", the mode already on; for a file whose frontmatter cannot be read there is
+    # no form to go back to.
+    from workbench.ui.widgets.footer import KeyHints
+
+    (memory_project.memory_dir / "broken.md").write_text("---\nname: never closed\nbody\n")
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+
+        def labels(editor: MemoryEditorScreen) -> set[str]:
+            return {label for _key, label in editor.query_one(KeyHints).hints}
+
+        def palette(editor: MemoryEditorScreen) -> set[str]:
+            return {command.title for command in app.get_system_commands(editor)}
+
+        editor = await open_editor(app, pilot, "broken.md")
+        body = editor.query_one("#field-body", TextArea)
+        assert editor.raw
+        assert body.border_title == "Whole file as text (its frontmatter cannot be read)"
+        assert not labels(editor) & {"Raw text", "Form"}
+        assert "Editor: Toggle raw text" not in palette(editor)
+        await pilot.press("escape")
+        await settle(app, pilot)
+
+        editor = await open_editor(app, pilot, "user_role.md")
+        body = editor.query_one("#field-body", TextArea)
+        assert body.border_title == "Body (markdown)"
+        assert "Raw text" in labels(editor) and "Form" not in labels(editor)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        assert editor.raw
+        assert body.border_title == "Whole file as text (frontmatter and body)"
+        assert "Form" in labels(editor) and "Raw text" not in labels(editor)
+        assert "Editor: Toggle raw text" in palette(editor)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        assert not editor.raw and body.border_title == "Body (markdown)"
+        assert "Raw text" in labels(editor)

@@ -414,3 +414,49 @@ async def test_text_typed_right_after_a_focus_key_lands_in_the_box(memory_projec
         await settle(app, pilot)
         await type_text(pilot, "ihow do we deploy")
         assert screen.query_one("#recall-query", Input).value == "how do we deploy"
+
+
+async def test_palette_finds_an_action_by_its_footer_label_and_its_id(memory_project, app_factory):
+    # The footer said "alt+d Fix dangling" and help `fix-dangling`, but the palette searched
+    # only the title, "Index: Remove dangling lines": "fix" found nothing.
+    from textual.command import CommandList, CommandPalette
+    from textual.widgets import Input
+
+    from workbench.ui.screens.confirm import DiffConfirmModal
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert app.screen.active_pane == "index"
+        await pilot.press("ctrl+p")
+        await settle(app, pilot)
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        for query in ("fix", "Fix dangling", "fix-dangling"):
+            palette.query_one(Input).value = ""
+            await type_text(pilot, query)  # settles: the search is a worker
+            found = [str(option.prompt) for option in palette.query_one(CommandList).options]
+            assert any("Index: Remove dangling lines" in text for text in found), (query, found)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, DiffConfirmModal)
+
+
+async def test_palette_finds_every_offered_action_by_its_footer_label_and_id(
+    memory_project, app_factory
+):
+    from workbench.ui.commands import ActionsProvider
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        offered = {command.title for command in app.get_system_commands(app.screen)}
+        provider = ActionsProvider(app.screen)
+        for spec in every_action():
+            if spec.title not in offered:
+                continue
+            for name in (spec.label, spec.id):
+                found = [hit.text async for hit in provider.search(name)]
+                assert spec.title in found, (name, spec.title)

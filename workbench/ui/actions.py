@@ -266,7 +266,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "next_field",
         "Next field",
         "Editor: Next field",
-        "Move to the next field (the text typed right after follows it there)",
+        "Move to the next field (what is typed right after, text or cursor keys, follows it there)",
         scope="editor",
         priority=True,
     ),

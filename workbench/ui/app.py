@@ -53,6 +53,14 @@ HANGUP_CHECK_SECONDS = 1.0
 """How often the app asks whether its terminal is still there (see `_exit_on_hangup`)."""
 
 
+def actions_provider() -> type[Provider]:
+    """The app's commands, found by title, footer label or binding id; imported when the
+    palette first opens (it replaces Textual's provider of the same commands)."""
+    from workbench.ui.commands import ActionsProvider
+
+    return ActionsProvider
+
+
 def memory_provider() -> type[Provider]:
     """The "Open memory" palette provider, imported when the palette first opens."""
     from workbench.ui.commands import MemoryProvider
@@ -78,8 +86,11 @@ class WorkbenchApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Memory Workbench"
     BINDINGS: ClassVar[list[BindingType]] = bindings("app")
-    # A callable, so `textual.command` is imported when the palette opens, not at start-up.
-    COMMANDS = App.COMMANDS | {memory_provider}
+    # Callables, so `textual.command` is imported when the palette opens, not at start-up.
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        actions_provider,
+        memory_provider,
+    }
 
     def __init__(
         self,
@@ -101,6 +112,8 @@ class WorkbenchApp(App[None]):
         self._fixed_now_ms = None if now is None else now * 1000
         self.animation_level = settings.animation
         self.theme_problems: list[str] = []
+        self._asking_to_quit = False
+        """Whether the "discard your changes?" question of a quit is on screen."""
         """Theme files that failed to load, and a missing configured theme."""
         self._theme_folders = list(theme_folders(settings) if theme_dirs is None else theme_dirs)
         self._register_themes()
@@ -307,7 +320,11 @@ class WorkbenchApp(App[None]):
                     yield SystemCommand(
                         spec.title, spec.help, partial(screen.run_command, spec.action)
                     )
-            elif spec.scope == "editor" and screen.__class__.__name__ == "MemoryEditorScreen":
+            elif (
+                spec.scope == "editor"
+                and screen.__class__.__name__ == "MemoryEditorScreen"
+                and screen.check_action(spec.action, ())
+            ):
                 yield SystemCommand(spec.title, spec.help, partial(screen.run_action, spec.action))
         if isinstance(screen, MainScreen):
             yield from self._pane_commands(screen)
@@ -368,6 +385,29 @@ class WorkbenchApp(App[None]):
                     spec.help,
                     partial(screen.run_pane_action, info.id, spec.action),
                 )
+
+    async def action_quit(self) -> None:
+        """Quit (ctrl+q, the palette's "App: Quit"); while a screen holds unsaved edits, only
+        once the user agrees to discard them, the question the editor's Esc asks. A signal or
+        a hung-up terminal still quits at once (`exit`): nobody is there to answer."""
+        from workbench.ui.screens.confirm import HoldsUnsavedEdits, discard_changes_modal
+
+        if self._asking_to_quit:
+            return  # the question is on screen already
+        if not any(
+            isinstance(screen, HoldsUnsavedEdits) and screen.is_dirty
+            for screen in self.screen_stack
+        ):
+            self.exit()
+            return
+
+        def answered(discard: bool | None) -> None:
+            self._asking_to_quit = False
+            if discard:
+                self.exit()
+
+        self._asking_to_quit = True
+        self.push_screen(discard_changes_modal("Discard and quit"), answered)
 
     def action_show_help(self) -> None:
         """Open the help screen."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Protocol, runtime_checkable
 
 from textual import on
 from textual.app import ComposeResult
@@ -13,6 +13,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 ConflictChoice = Literal["reload", "overwrite", "keep"]
+
+
+@runtime_checkable
+class HoldsUnsavedEdits(Protocol):
+    """A screen whose edits are lost if it goes away: leaving it, or quitting the app while it
+    is open, asks first (`discard_changes_modal`)."""
+
+    @property
+    def is_dirty(self) -> bool:
+        """Whether anything changed since the screen opened."""
+        ...
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -47,6 +58,13 @@ class ConfirmModal(ModalScreen[bool]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "confirm")
+
+
+def discard_changes_modal(confirm_label: str = "Discard") -> ConfirmModal:
+    """The one question asked before unsaved edits are thrown away (Esc in the editor, quit)."""
+    return ConfirmModal(
+        "Discard your changes?", "Nothing has been saved.", confirm_label=confirm_label
+    )
 
 
 class ConflictModal(ModalScreen[ConflictChoice]):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
@@ -26,8 +26,9 @@ from workbench.engine.memories.models import MEMORY_TYPES, DraftForm, LintFindin
 from workbench.ui.actions import bindings
 from workbench.ui.messages import ChangeOutcome
 from workbench.ui.panes.memory import finding_line
-from workbench.ui.screens.confirm import ConfirmModal, ConflictChoice, ConflictModal
+from workbench.ui.screens.confirm import ConflictChoice, ConflictModal, discard_changes_modal
 from workbench.ui.widgets.footer import KeyHints
+from workbench.ui.widgets.text_fields import FieldInput, FieldTextArea
 
 if TYPE_CHECKING:
     from workbench.engine import Engine
@@ -144,14 +145,14 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                         yield Checkbox("Team memory", self.start_team, id="field-team")
                 with Horizontal(classes="form-row"):
                     yield Label("Name", classes="form-label")
-                    yield Input(
+                    yield FieldInput(
                         editable.name if editable else "",
                         placeholder="a short title",
                         id="field-name",
                     )
                 with Horizontal(classes="form-row"):
                     yield Label("Description", classes="form-label")
-                    yield Input(
+                    yield FieldInput(
                         editable.description if editable else "",
                         placeholder="one line: recall picks memories by this",
                         id="field-description",
@@ -159,11 +160,11 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
                 if self.is_new:
                     with Horizontal(classes="form-row"):
                         yield Label("File", classes="form-label")
-                        yield Input(
+                        yield FieldInput(
                             placeholder=file_placeholder(None),
                             id="field-file",
                         )
-            yield TextArea(
+            yield FieldTextArea(
                 document.text if self.raw and document else (editable.body if editable else ""),
                 soft_wrap=True,
                 # As in a web form's text box: Tab and Shift+Tab move between the fields, and
@@ -179,7 +180,6 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             if isinstance(widget, (Input, TextArea)):
                 widget.cursor_blink = self.cursor_blink
         self._apply_raw()
-        self.query_one("#field-body", TextArea).border_title = "Body (markdown)"
         self._initial = self.draft()
         first = self.query_one("#field-body" if self.raw else "#field-name")
         first.focus()
@@ -188,9 +188,25 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
     def _apply_raw(self) -> None:
         self.set_class(self.raw, "-raw")
         self.query_one(".editor-form").display = not self.raw
-        self.query_one("#field-body", TextArea).border_subtitle = (
-            "" if self.raw else "tab / shift+tab: next / previous field"
-        )
+        body = self.query_one("#field-body", TextArea)
+        body.border_title = body_title(self.raw, self.form_unreadable)
+        body.border_subtitle = "" if self.raw else "tab / shift+tab: next / previous field"
+        self.refresh_bindings()  # the raw toggle's footer hint says where it goes now
+
+    @property
+    def form_unreadable(self) -> bool:
+        """Whether the file's frontmatter cannot be read, so it is edited only as text."""
+        return bool(self.editable and self.editable.raw)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A file whose frontmatter cannot be read has no form to go back to: not offered.
+        return not (action == "toggle_raw" and self.raw and self.form_unreadable)
+
+    def key_label(self, binding: Binding) -> str | None:
+        """The footer's label for a key, where it depends on the mode (see `KeyHints`)."""
+        if binding.action == "toggle_raw" and self.raw:
+            return "Form"  # the way back, not "Raw text" again
+        return None
 
     # --- the draft ---------------------------------------------------------------------
 
@@ -303,12 +319,6 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         draft = self.draft()
         body = self.query_one("#field-body", TextArea)
         if self.raw:
-            if self.document is not None and self.engine.memories.editable(self.document).raw:
-                self.notify(
-                    "The frontmatter cannot be read, so this file is edited as text.",
-                    severity="warning",
-                )
-                return
             self.raw = False
             # Text typed in raw mode is kept: the body below its frontmatter goes back to the form.
             form = self.engine.memories.form_of(draft.body)
@@ -349,12 +359,7 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             if discard:
                 self.dismiss(None)
 
-        self.app.push_screen(
-            ConfirmModal(
-                "Discard your changes?", "Nothing has been saved.", confirm_label="Discard"
-            ),
-            answered,
-        )
+        self.app.push_screen(discard_changes_modal(), answered)
 
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def _run_save(self, draft: Draft, fingerprint: str | None) -> None:
@@ -469,6 +474,15 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
         self._apply_raw()
         self._initial = self.draft()
         self.notify("Reloaded the file from disk.")
+
+
+def body_title(raw: bool, form_unreadable: bool) -> str:
+    """The text box's title: what part of the file it holds."""
+    if not raw:
+        return "Body (markdown)"
+    if form_unreadable:
+        return "Whole file as text (its frontmatter cannot be read)"
+    return "Whole file as text (frontmatter and body)"
 
 
 def unchanged_outcome(path: str) -> ChangeOutcome:

@@ -10,7 +10,8 @@ once per refresh. Keys stay clickable (`@click` links) and keep their theme colo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from dataclasses import replace
+from typing import ClassVar, Protocol, runtime_checkable
 
 from textual.binding import Binding
 from textual.content import Content
@@ -20,6 +21,15 @@ from textual.widget import Widget
 
 KEY_GAP = " "
 """Between one key's description and the next key."""
+
+
+@runtime_checkable
+class LabelsItsKeys(Protocol):
+    """A node whose key labels depend on its state (a toggle that names where it goes)."""
+
+    def key_label(self, binding: Binding) -> str | None:
+        """The label to show for `binding` now, or None for its own."""
+        ...
 
 
 class KeyHints(Widget, can_focus=False):
@@ -96,7 +106,7 @@ class KeyHints(Widget, can_focus=False):
         seen_actions: set[str] = set()
         palette_key = self.app.COMMAND_PALETTE_BINDING
         palette: tuple[Binding, str, bool] | None = None
-        for key, (_node, binding, enabled, _tooltip) in active.items():
+        for key, (node, binding, enabled, _tooltip) in active.items():
             if key == palette_key and self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
                 palette = (binding, self.app.get_key_display(binding), enabled)
                 continue
@@ -104,6 +114,8 @@ class KeyHints(Widget, can_focus=False):
             if not binding.show or binding.action in seen_actions:
                 continue
             seen_actions.add(binding.action)
+            if isinstance(node, LabelsItsKeys) and (label := node.key_label(binding)):
+                binding = replace(binding, description=label)
             hints.append((binding, self.app.get_key_display(binding), enabled))
         if hints != self._hints or palette != self._palette:
             self._hints, self._palette = hints, palette
