@@ -58,6 +58,8 @@ from workbench.ui.panes.recall_workers import (
 )
 
 if TYPE_CHECKING:
+    from textual.content import Content
+
     from workbench.engine.recall.models import RecallResult
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -298,6 +300,19 @@ class RecallPane(Pane):
         )
         self.query_one(".recall-request", Static).update(request_content(result))
 
+    def _clear_result(self, reason: Content) -> None:
+        """Take the last result off the pane and say in the banner why nothing ran.
+
+        A run that did not happen (no API key, an error, an empty query) leaves nothing of
+        an older query on show: picks and near misses under a banner about another query
+        read as its answer.
+        """
+        self.result = None
+        self.query_one(ResultList).clear_options()
+        self.query_one(".recall-banner", Static).update(reason)
+        self.query_one(InjectedView).clear(NOTHING_INJECTED)
+        self.query_one(".recall-request", Static).update("")
+
     @on(ResultList.Resized)
     def _results_resized(self, message: ResultList.Resized) -> None:
         message.stop()
@@ -370,14 +385,7 @@ class RecallPane(Pane):
             return
         self._last_request = message.request
         self.report_engine(f"recall: did not run ({message.request.engine})")
-        self.result = None
-        self.query_one(ResultList).clear_options()
-        self.query_one(".recall-banner", Static).update(
-            failed_banner(message.request.engine, message.error)
-        )
-        injected = self.query_one(InjectedView)
-        injected.say(NOTHING_INJECTED)
-        injected.show_memories(None)
+        self._clear_result(failed_banner(message.request.engine, message.error))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Expected failures arrive as Failed; anything else must not leave "Running…" up.
@@ -444,8 +452,12 @@ class RecallPane(Pane):
         """Run recall for the query with the current options."""
         request = self.current_request()
         if not request.query:
-            # Nothing is run for an empty query; the banner says so where the eye is.
-            self.query_one(".recall-banner", Static).update(EMPTY_QUERY_BANNER)
+            # Nothing is run for an empty query: the banner says so where the eye is, and
+            # what an earlier query found (or is still finding) goes, as after a failed run.
+            if self.running:
+                self.workers.cancel_group(self, "recall")
+                self.running = False
+            self._clear_result(EMPTY_QUERY_BANNER)
             self.action_focus_query()
             return
         self._step = ""

@@ -133,6 +133,13 @@ class InjectedView(VerticalScroll):
         self.query_one(".recall-bar-value", Static).update(budget_value(view))
         self.show_memories(view)
 
+    def clear(self, note: Content) -> None:
+        """Nothing to show (recall did not run): the note, an empty bar, no memories."""
+        self.say(note)
+        self.query_one(SplitBar).update_bar(())
+        self.query_one(".recall-bar-value", Static).update("")
+        self.show_memories(None)
+
     def show_memories(self, view: SurfacingView | None) -> None:
         """One titled block per injected memory (replacing the previous ones)."""
         self.remove_children(".recall-memory, .recall-reminder")
