@@ -143,13 +143,17 @@ class RecallPane(Pane):
     RecallPane {
         & #recall-query { margin-top: 1; }
         & .recall-options { height: 1; margin: 0 0 1 0; }
-        /* Too narrow for one row: the surfaced memories go on a second. */
+        /* Too narrow for one row: the surfaced memories go on a second. The boxes end the
+           rows, so they need no margin, and the picker sits 1 apart: at 80 columns the tools
+           box then shows its whole example. */
         & .recall-options.-narrow {
             layout: grid;
             grid-size: 4;
-            grid-columns: auto 15 auto 1fr;  /* the engine picker is 13 wide, then 2 apart */
+            grid-columns: auto 14 auto 1fr;  /* the engine picker is 13 wide, then 1 apart */
             grid-rows: 1;
             height: 2;
+            & #recall-engine { margin-right: 1; }
+            & .recall-option { margin-right: 0; }
             & #recall-surfaced { column-span: 3; }
         }
         & .recall-label { width: auto; padding: 0 1 0 0; color: $text-muted; }
