@@ -333,6 +333,30 @@ async def test_empty_query_asks_for_one(recall_app):
         assert app.focused is pane.query_one("#recall-query", Input)
 
 
+async def test_an_emptied_query_clears_the_previous_results(recall_app):
+    app = recall_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        pane = await run_query(app, pilot, "when can we deploy billing on friday")
+        results = pane.query_one("#recall-results", OptionList)
+        assert pane.result is not None and results.option_count > 0
+        assert pane.query(".recall-reminder")
+        await pilot.press("ctrl+u", "enter")
+        await settle(app, pilot)
+        assert pane.query_one("#recall-query", Input).value == ""
+        assert banner(pane).startswith("Nothing to recall for: the query is empty.")
+        # Nothing of the earlier query stays under that banner: no picks, no near misses,
+        # nothing said to be injected, no request.
+        assert pane.result is None and results.option_count == 0
+        assert not pane.query(".recall-reminder")
+        assert text_of(pane.query_one(".recall-budget", Static)).startswith(
+            "Nothing injected: recall did not run."
+        )
+        assert text_of(pane.query_one(".recall-bar-value", Static)) == ""
+        assert text_of(pane.query_one(".recall-request", Static)) == ""
+        assert app.focused is pane.query_one("#recall-query", Input)
+
+
 async def test_in_the_app_a_result_opens_the_memory_viewer(healthy):
     """Inside the real main screen, choosing a result shows the memory (the tree takes the
     focus, with the memory selected)."""

@@ -77,12 +77,14 @@ async def test_f2_collapses_the_sidebar_and_escape_brings_the_tree_back(
 
 
 # Wide, the recall options sit on one row; in a narrower pane the surfaced memories move to a
-# second row so both boxes keep room and their labels; on a tiny screen they stay on one row
-# without labels, so the results keep the height.
+# second row so both boxes keep room and their labels, down to 80 columns (where the blank row
+# under them goes instead, so the results keep their height). The empty boxes show examples
+# that say so, never what could pass for a setting.
 @pytest.mark.parametrize(
-    ("size", "rows", "labelled"), [((130, 36), 1, True), ((100, 30), 2, True), ((80, 24), 1, False)]
+    ("size", "rows", "gap"),
+    [((130, 36), 1, 1), ((126, 36), 2, 1), ((100, 30), 2, 1), ((80, 24), 2, 0)],
 )
-async def test_recall_options_fit_the_pane(memory_project, app_factory, size, rows, labelled):
+async def test_recall_options_fit_the_pane(memory_project, app_factory, size, rows, gap):
     from textual.widgets import Input
 
     from workbench.ui.panes.recall_widgets import RecallOptions
@@ -95,9 +97,11 @@ async def test_recall_options_fit_the_pane(memory_project, app_factory, size, ro
         options = app.screen.query_one(RecallOptions)
         assert options.size.height == rows
         labels = [label for label in options.query(".-option-label") if label.size.width]
-        assert len(labels) == (2 if labelled else 0)
+        assert [str(label.render()) for label in labels] == ["tools", "surfaced"]
         boxes = [options.query_one(f"#recall-{name}", Input) for name in ("tools", "surfaced")]
         assert {box.region.y for box in boxes} == set(
             range(options.region.y, options.region.y + rows)
         )
-        assert all(box.size.width >= (14 if labelled else 8) for box in boxes)
+        assert all(box.size.width >= len(box.placeholder) for box in boxes)  # whole examples
+        assert [box.placeholder for box in boxes] == ["e.g. Bash, Read", "e.g. a.md, b.md"]
+        assert options.styles.margin.bottom == gap

@@ -10,6 +10,7 @@ words matched where.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -52,6 +53,8 @@ DOCS_WORDS = frozenset(
     """usage reference docs documentation api guide howto syntax flags options cheatsheet
     commands command manual endpoint endpoints catalogue catalog tutorial""".split()
 )
+BM25_K1 = 1.2
+BM25_B = 0.75
 RELATED_WEIGHT = 0.5
 """A related word (see `thesaurus`) counts for half of a direct match."""
 TOOLS_WARNING_BOOST = 1.15
@@ -75,6 +78,41 @@ def analyze(text: str, *, keep_stopwords: bool = False) -> list[tuple[str, str]]
     """`(stem, surface word)` pairs for the meaningful words of `text`."""
     found = [w for w in words(text) if keep_stopwords or w not in STOPWORDS]
     return list(zip(stem_words(found), found, strict=True))
+
+
+def phrase_term(stems: Sequence[str]) -> str:
+    """The index term of a stemmed phrase: its stems joined by a space.
+
+    A stem never holds a space, so a phrase's term cannot be mistaken for a word's.
+    """
+    return " ".join(stems)
+
+
+def index_terms(text: str) -> list[tuple[str, str]]:
+    """`(term, surface)` pairs the ranker indexes for `text`, in order.
+
+    The meaningful words, as `analyze` gives them, then every related phrase of the
+    thesaurus ("times out", "on-call") whose words stand together in `text` after the
+    same stemming, stopwords included ("timed out" is "times out"; "times" alone is
+    not). A phrase's surface is the text as written there ("Timed  out" → 'timed out').
+    """
+    every = words(text)
+    stems = stem_words(every)
+    terms = [(s, w) for s, w in zip(stems, every, strict=True) if w not in STOPWORDS]
+    phrases = _related_phrases()
+    for size in sorted({len(p) for p in phrases}):
+        for start in range(len(stems) - size + 1):
+            key = tuple(stems[start : start + size])
+            if key in phrases:
+                terms.append((phrase_term(key), _phrase_surface(text, every[start : start + size])))
+    return terms
+
+
+def _phrase_surface(text: str, parts: Sequence[str]) -> str:
+    """How the words `parts` are written in `text`, lower-case, spacing collapsed."""
+    pattern = "[^a-z0-9]*".join(re.escape(p) for p in parts)
+    found = re.search(pattern, text, re.IGNORECASE)
+    return " ".join(found.group(0).lower().split()) if found else " ".join(parts)
 
 
 def freshness_factor(age_days: int) -> float:
@@ -162,7 +200,12 @@ class OfflineRanker:
 
     documents: Sequence[RankDocument]
     _indexes: dict[str, Any] = field(default_factory=dict, repr=False)
-    _doc_stems: dict[str, list[set[str]]] = field(default_factory=dict, repr=False)
+    _doc_terms: dict[str, list[dict[str, str]]] = field(default_factory=dict, repr=False)
+    """Field → per document, each indexed term → how it is first written there."""
+    _phrase_tf: dict[str, dict[str, dict[int, int]]] = field(default_factory=dict, repr=False)
+    """Field → related phrase term → document position → how often the phrase stands there."""
+    _lengths: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    """Field → each document's length in words, as bm25s counts it."""
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -172,18 +215,51 @@ class OfflineRanker:
 
         self._positions = {doc.key: i for i, doc in enumerate(self.documents)}
         for name in FIELD_WEIGHTS:
-            tokenized = [
-                [stem for stem, _ in analyze(doc.field_text(name))] for doc in self.documents
-            ]
-            self._doc_stems[name] = [set(tokens) for tokens in tokenized]
+            analyzed = [index_terms(doc.field_text(name)) for doc in self.documents]
+            self._doc_terms[name] = [_first_surfaces(terms) for terms in analyzed]
+            # Words go to bm25s; phrases are counted apart, so a phrase's words are not
+            # counted twice in the memory's length (see `_phrase_scores`).
+            tokenized = [[t for t, _ in terms if " " not in t] for terms in analyzed]
+            phrase_tf: dict[str, dict[int, int]] = {}
+            for pos, terms in enumerate(analyzed):
+                for term, _ in terms:
+                    if " " in term:
+                        counts = phrase_tf.setdefault(term, {})
+                        counts[pos] = counts.get(pos, 0) + 1
+            self._phrase_tf[name] = phrase_tf
+            self._lengths[name] = [len(tokens) for tokens in tokenized]
             if not any(tokenized):
                 continue  # no document has words here (bm25s cannot index an empty field)
-            index = bm25s.BM25(k1=1.2, b=0.75)
+            index = bm25s.BM25(k1=BM25_K1, b=BM25_B)
             index.index(tokenized, show_progress=False)
             self._indexes[name] = index
 
     def __len__(self) -> int:
         return len(self.documents)
+
+    def _phrase_scores(self, name: str, terms: Sequence[str]) -> np.ndarray | None:
+        """BM25 scores of related phrases in field `name`, as bm25s scores a word.
+
+        bm25s's defaults (the Lucene variant): idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
+        times tf / (tf + k1 * (1 - b + b * length / average length)), where the lengths are
+        in words, the same lengths the word scores use. None when no memory holds any.
+        """
+        known = self._phrase_tf.get(name, {})
+        found = [known[term] for term in terms if term in known]
+        lengths = self._lengths.get(name, [])
+        average = sum(lengths) / len(lengths) if lengths else 0.0
+        if not found or average <= 0:
+            return None
+        import numpy as np
+
+        out = np.zeros(len(self.documents), dtype=np.float64)
+        count = len(self.documents)
+        for tfs in found:
+            idf = math.log(1 + (count - len(tfs) + 0.5) / (len(tfs) + 0.5))
+            for pos, tf in tfs.items():
+                norm = BM25_K1 * ((1 - BM25_B) + BM25_B * lengths[pos] / average)
+                out[pos] += idf * tf / (tf + norm)
+        return out
 
     def rank(
         self,
@@ -203,10 +279,11 @@ class OfflineRanker:
         )
         if not wanted or not self.documents:
             return []
-        pairs = analyze(query)
+        pairs = analyze(query, keep_stopwords=True)
         surface_by_stem: dict[str, str] = {}
         for stem, word in pairs:
-            surface_by_stem.setdefault(stem, word)
+            if word not in STOPWORDS:
+                surface_by_stem.setdefault(stem, word)
         stems = list(surface_by_stem)
         related = expand_related(pairs)
         field_arrays: dict[str, np.ndarray] = {}
@@ -214,8 +291,14 @@ class OfflineRanker:
         for name, index in self._indexes.items():
             if stems:
                 field_arrays[name] = index.get_scores(stems)
-            if related:
-                related_arrays[name] = index.get_scores(list(related))
+            near_words = [t for t in related if " " not in t]
+            near = index.get_scores(near_words) if near_words else None
+            phrases = self._phrase_scores(name, [t for t in related if " " in t])
+            if near is not None and phrases is not None:
+                near = near + phrases
+            near = near if near is not None else phrases
+            if near is not None:
+                related_arrays[name] = near
         tool_terms_by_tool = {tool: tool_terms(tool) for tool in recent_tools if tool.strip()}
         # Sum the fields with numpy first, so the per-memory explanation work below only
         # runs for memories that matched something.
@@ -245,14 +328,15 @@ class OfflineRanker:
                     continue
                 field_scores[name] = part
                 base += part
-                doc_stems = self._doc_stems[name][pos]
-                hit = tuple(surface_by_stem[s] for s in stems if s in doc_stems)
+                doc_terms = self._doc_terms[name][pos]
+                hit = tuple(surface_by_stem[s] for s in stems if s in doc_terms)
                 if hit:
                     matches[name] = hit
+                # Quoted as the memory writes it ('timed out'), not as the thesaurus does.
                 near_hit = tuple(
-                    (member, trigger)
-                    for stem, (member, trigger) in related.items()
-                    if stem in doc_stems
+                    (doc_terms[term], trigger)
+                    for term, (_, trigger) in related.items()
+                    if term in doc_terms
                 )
                 if near_hit:
                     related_hits[name] = near_hit
@@ -281,9 +365,20 @@ class OfflineRanker:
         return ranked
 
 
+def _first_surfaces(terms: Iterable[tuple[str, str]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for term, surface in terms:
+        out.setdefault(term, surface)
+    return out
+
+
 @lru_cache(maxsize=1)
 def _related_table() -> Mapping[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """Stemmed phrase → `(stem, member word)` of its related words."""
+    """Stemmed member → `(term, member word)` of the other members of its clusters.
+
+    A one-word member's term is its stem; a phrase's is `phrase_term` of its stems, so it
+    matches only a memory where those words stand together (see `index_terms`).
+    """
     from workbench.engine.recall.thesaurus import CLUSTERS
 
     table: dict[tuple[str, ...], dict[str, str]] = {}
@@ -294,27 +389,46 @@ def _related_table() -> Mapping[tuple[str, ...], tuple[tuple[str, str], ...]]:
                 continue
             bucket = table.setdefault(key, {})
             for other_key, other in members:
-                for stem in other_key:
-                    if stem not in key:
-                        bucket.setdefault(stem, other)
+                if not other_key or other_key == key:
+                    continue
+                if len(other_key) == 1 and other_key[0] in key:
+                    continue  # "time" is no relation of "time zone": it is in it
+                bucket.setdefault(phrase_term(other_key), other)
     return {k: tuple(v.items()) for k, v in table.items()}
 
 
-def expand_related(pairs: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
-    """Related stems for a query's `(stem, word)` pairs: stem → (member word, query word).
+@lru_cache(maxsize=1)
+def _related_phrases() -> frozenset[tuple[str, ...]]:
+    """The stemmed thesaurus members of more than one word ("times out" → time, out)."""
+    return frozenset(key for key in _related_table() if len(key) > 1)
 
-    Single words and two-word phrases ("package manager") are looked up; stems already in
-    the query are never added again.
+
+def expand_related(pairs: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Related terms for a query's `(stem, word)` pairs: term → (member word, query word).
+
+    `pairs` keep the query's stopwords, so a phrase such as "times out" is seen whole.
+    Meaningful single words and the thesaurus's phrases are looked up; terms already in
+    the query (its words' stems, its phrases) are never added again. A phrase's term
+    matches only where its words stand together (see `index_terms`).
     """
     table = _related_table()
-    present = {stem for stem, _ in pairs}
+    phrases = _related_phrases()
+    sizes = sorted({len(p) for p in phrases})
+    grams: list[tuple[tuple[str, ...], str]] = [
+        ((stem,), word) for stem, word in pairs if word not in STOPWORDS
+    ]
+    for size in sizes:
+        for start in range(len(pairs) - size + 1):
+            window = pairs[start : start + size]
+            key = tuple(stem for stem, _ in window)
+            if key in phrases:
+                grams.append((key, " ".join(word for _, word in window)))
+    present = {phrase_term(key) for key, _ in grams}
     out: dict[str, tuple[str, str]] = {}
-    grams: list[tuple[tuple[str, ...], str]] = [((stem,), word) for stem, word in pairs]
-    grams += [((a[0], b[0]), f"{a[1]} {b[1]}") for a, b in zip(pairs, pairs[1:], strict=False)]
     for key, trigger in grams:
-        for stem, member in table.get(key, ()):
-            if stem not in present and stem not in out:
-                out[stem] = (member, trigger)
+        for term, member in table.get(key, ()):
+            if term not in present and term not in out:
+                out[term] = (member, trigger)
     return out
 
 

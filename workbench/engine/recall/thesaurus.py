@@ -3,7 +3,9 @@
 Recall's model reads meaning; a lexical ranker only sees words. These small clusters of
 everyday engineering vocabulary ("price" and "amount", "deploy" and "release") let the
 offline ranker bridge the commonest gaps. Related words count for half of a direct match
-and every result says which related word matched.
+and every result says which related word matched, quoted as the memory writes it. A member
+of several words ("times out", "on-call") is a phrase: it matches only where its words stand
+together after stemming ("timed out" does, "three times" does not).
 """
 
 from __future__ import annotations

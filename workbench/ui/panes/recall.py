@@ -58,6 +58,8 @@ from workbench.ui.panes.recall_workers import (
 )
 
 if TYPE_CHECKING:
+    from textual.content import Content
+
     from workbench.engine.recall.models import RecallResult
 
 PANE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -141,13 +143,17 @@ class RecallPane(Pane):
     RecallPane {
         & #recall-query { margin-top: 1; }
         & .recall-options { height: 1; margin: 0 0 1 0; }
-        /* Too narrow for one row: the surfaced memories go on a second. */
+        /* Too narrow for one row: the surfaced memories go on a second. The boxes end the
+           rows, so they need no margin, and the picker sits 1 apart: at 80 columns the tools
+           box then shows its whole example. */
         & .recall-options.-narrow {
             layout: grid;
             grid-size: 4;
-            grid-columns: auto 15 auto 1fr;  /* the engine picker is 13 wide, then 2 apart */
+            grid-columns: auto 14 auto 1fr;  /* the engine picker is 13 wide, then 1 apart */
             grid-rows: 1;
             height: 2;
+            & #recall-engine { margin-right: 1; }
+            & .recall-option { margin-right: 0; }
             & #recall-surfaced { column-span: 3; }
         }
         & .recall-label { width: auto; padding: 0 1 0 0; color: $text-muted; }
@@ -298,6 +304,19 @@ class RecallPane(Pane):
         )
         self.query_one(".recall-request", Static).update(request_content(result))
 
+    def _clear_result(self, reason: Content) -> None:
+        """Take the last result off the pane and say in the banner why nothing ran.
+
+        A run that did not happen (no API key, an error, an empty query) leaves nothing of
+        an older query on show: picks and near misses under a banner about another query
+        read as its answer.
+        """
+        self.result = None
+        self.query_one(ResultList).clear_options()
+        self.query_one(".recall-banner", Static).update(reason)
+        self.query_one(InjectedView).clear(NOTHING_INJECTED)
+        self.query_one(".recall-request", Static).update("")
+
     @on(ResultList.Resized)
     def _results_resized(self, message: ResultList.Resized) -> None:
         message.stop()
@@ -370,14 +389,7 @@ class RecallPane(Pane):
             return
         self._last_request = message.request
         self.report_engine(f"recall: did not run ({message.request.engine})")
-        self.result = None
-        self.query_one(ResultList).clear_options()
-        self.query_one(".recall-banner", Static).update(
-            failed_banner(message.request.engine, message.error)
-        )
-        injected = self.query_one(InjectedView)
-        injected.say(NOTHING_INJECTED)
-        injected.show_memories(None)
+        self._clear_result(failed_banner(message.request.engine, message.error))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Expected failures arrive as Failed; anything else must not leave "Running…" up.
@@ -444,8 +456,12 @@ class RecallPane(Pane):
         """Run recall for the query with the current options."""
         request = self.current_request()
         if not request.query:
-            # Nothing is run for an empty query; the banner says so where the eye is.
-            self.query_one(".recall-banner", Static).update(EMPTY_QUERY_BANNER)
+            # Nothing is run for an empty query: the banner says so where the eye is, and
+            # what an earlier query found (or is still finding) goes, as after a failed run.
+            if self.running:
+                self.workers.cancel_group(self, "recall")
+                self.running = False
+            self._clear_result(EMPTY_QUERY_BANNER)
             self.action_focus_query()
             return
         self._step = ""

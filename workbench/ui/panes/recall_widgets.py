@@ -33,14 +33,16 @@ if TYPE_CHECKING:
     from workbench.engine.recall.surfacing import SurfacingView
 
 
-NARROW_OPTIONS = 70
-"""Below this width the options take two rows: on one, the two boxes would be a few cells
-each and their labels squeezed out."""
+NARROW_OPTIONS = 75
+"""Below this width the options take two rows: on one, the two boxes would be too narrow
+for their examples, and their labels squeezed out. The labels always show: without them an
+example in a box reads as a setting."""
 
 
 class RecallOptions(Horizontal):
     """The options beside the query: the engine, the tools used recently and the memories
-    already surfaced (the last two comma-separated)."""
+    already surfaced (the last two comma-separated). The boxes' placeholders say "e.g.", so
+    an empty box never looks as if it held tools or files."""
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_OPTIONS, "-narrow")
@@ -57,7 +59,7 @@ class RecallOptions(Horizontal):
         )
         yield Static("tools", classes="recall-label -option-label")
         yield Input(
-            placeholder="Bash, Read",
+            placeholder="e.g. Bash, Read",
             id="recall-tools",
             classes="recall-option",
             compact=True,
@@ -65,7 +67,7 @@ class RecallOptions(Horizontal):
         )
         yield Static("surfaced", classes="recall-label -option-label")
         yield Input(
-            placeholder="a.md, b.md",
+            placeholder="e.g. a.md, b.md",
             id="recall-surfaced",
             classes="recall-option",
             compact=True,
@@ -132,6 +134,13 @@ class InjectedView(VerticalScroll):
         self.query_one(SplitBar).update_bar(parts, scale=view.session_budget, marks=marks)
         self.query_one(".recall-bar-value", Static).update(budget_value(view))
         self.show_memories(view)
+
+    def clear(self, note: Content) -> None:
+        """Nothing to show (recall did not run): the note, an empty bar, no memories."""
+        self.say(note)
+        self.query_one(SplitBar).update_bar(())
+        self.query_one(".recall-bar-value", Static).update("")
+        self.show_memories(None)
 
     def show_memories(self, view: SurfacingView | None) -> None:
         """One titled block per injected memory (replacing the previous ones)."""
