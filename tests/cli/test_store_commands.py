@@ -272,3 +272,20 @@ def test_opening_the_app_imports_only_the_front_commands():
     assert out.stdout.strip() == (
         "['workbench.commands.common', 'workbench.commands.front', 'workbench.commands.parsing']"
     )
+
+
+def test_save_replace_without_file_overwrites_the_default_file(tmp_path, capsys, monkeypatch):
+    memory = tmp_path / "m"
+    memory.mkdir()
+    flags = ("--memory-dir", str(memory), "save", "--type", "user", "--name", "Gamma")
+    _stdin(monkeypatch, b"v1\n")
+    code, first, _ = run(capsys, *flags, "--description", "Gamma role", "--json")
+    assert code == 0
+    _stdin(monkeypatch, b"v2\n")
+    code, second, err = run(capsys, *flags, "--replace", "--description", "Gamma role v2", "--json")
+    assert code == 0 and "already exists" not in err
+    assert second["path"] == first["path"]
+    assert sorted(p.name for p in memory.glob("*.md")) == sorted(["MEMORY.md", first["path"]])
+    assert "v2" in (memory / first["path"]).read_text()
+    index_lines = (memory / "MEMORY.md").read_text().splitlines()
+    assert index_lines == [second["index_line"]] and "Gamma role v2" in index_lines[0]

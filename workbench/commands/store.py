@@ -62,7 +62,11 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         "--no-index", action="store_true", help="skip the index line (skip-index mode)"
     )
     save.add_argument("--hook", metavar="TEXT", help="index hook (default: the description)")
-    save.add_argument("--replace", action="store_true", help="overwrite an existing file")
+    save.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite the file (--file, else the default name) and its index line",
+    )
     rm = add("rm", run_rm, "delete a memory and every index line linking to it")
     rm.add_argument("path", metavar="PATH")
     history = add("history", run_history, "list changes the workbench made")

@@ -374,7 +374,9 @@ class MemoryWriting:
 
         Both steps and their history are one unit, made under the folder's lock. Without
         `file`, a name already taken gets `_2`, `_3`, … (said in `notes`); a file that
-        already holds exactly this memory is reused, so a retried save adds nothing.
+        already holds exactly this memory is reused, so a retried save adds nothing. With
+        `replace`, the file (`file`, else the one the name maps to) is overwritten instead
+        and its index line replaced.
         """
         self._validate_new(type, name, description)
         if "\0" in body:
@@ -387,7 +389,12 @@ class MemoryWriting:
         history = self.history
         # Everything that can be refused without looking at racing state, before the lock.
         first = self._first_file_name(type, name)
-        explicit = self._target_for(file, type, name, team) if file else None
+        explicit = None
+        if file:
+            explicit = self._target_for(file, type, name, team)
+        elif replace:
+            # Replacing: the file the name maps to, overwritten rather than given a suffix.
+            explicit = self._index_folder(team) / first
         self._check_team_secrets(explicit or self._index_folder(team) / first, content)
         with self._writing_index(), history.transaction():
             identical = False
