@@ -289,3 +289,51 @@ def test_save_replace_without_file_overwrites_the_default_file(tmp_path, capsys,
     assert "v2" in (memory / first["path"]).read_text()
     index_lines = (memory / "MEMORY.md").read_text().splitlines()
     assert index_lines == [second["index_line"]] and "Gamma role v2" in index_lines[0]
+
+
+@pytest.mark.parametrize("file", ["a b[1](x).md", "notes(v2).md", "memory.md", "Memory.md"])
+def test_save_refuses_a_file_name_the_index_cannot_link(tmp_path, capsys, monkeypatch, file):
+    memory = tmp_path / "m"
+    memory.mkdir()
+    _stdin(monkeypatch, b"body\n")
+    code, out, err = run(
+        capsys,
+        "--memory-dir",
+        str(memory),
+        "save",
+        "--type",
+        "user",
+        "--name",
+        "Zed",
+        "--description",
+        "zz",
+        "--file",
+        file,
+    )
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert file in err and "Traceback" not in err
+    assert list(memory.glob("*.md")) == []
+
+
+def test_save_of_a_name_with_no_latin_letters_does_not_name_the_index(
+    tmp_path, capsys, monkeypatch
+):
+    memory = tmp_path / "m"
+    memory.mkdir()
+    _stdin(monkeypatch, b"body\n")
+    code, saved, _ = run(
+        capsys,
+        "--memory-dir",
+        str(memory),
+        "save",
+        "--type",
+        "user",
+        "--name",
+        "日本語 メモ",
+        "--description",
+        "jp",
+        "--json",
+    )
+    assert code == 0 and saved["path"].casefold() != "memory.md"
+    _, lint, _ = run(capsys, "--memory-dir", str(memory), "lint", "--json")
+    assert [f["rule"] for f in lint["findings"] if f["rule"].startswith("index-")] == []
