@@ -592,6 +592,10 @@ class ContextService:
             transcript = self.resolve_transcript(session=session, latest=session is None)
             path = str(transcript.with_suffix("") / "session-memory" / "summary.md")
         report = read_session_memory(path, self.engine.locations.config_home)
+        if file and not report.exists:
+            # A file the user named is bad input when absent (as compact-preview says it);
+            # a session's own notes that are not written yet are a state, reported.
+            raise NotFoundError(f"no session-memory file at {file}")
         if trigger_path is not None:
             report = replace(report, trigger=self.session(trigger_path).trigger)
         return report
