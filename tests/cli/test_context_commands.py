@@ -406,3 +406,13 @@ def test_gauge_with_the_1m_beta(capsys, project):
 def test_gauge_refuses_a_transcript_and_a_session_together(capsys, project):
     code, out, err = run(capsys, project, "gauge", str(project["old"]), "--session", "2222")
     assert code == 2 and out == "" and "not more than one" in err
+
+
+@pytest.mark.parametrize("content", [b"", b'not json\n{"type": \n\x00\xff\n'])
+def test_compact_preview_of_no_messages_exits_2(capsys, project, tmp_path, content):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(content)
+    for extra in ((), ("--json",)):
+        code, out, err = run(capsys, project, "compact-preview", str(transcript), *extra)
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1 and "nothing to compact" in err

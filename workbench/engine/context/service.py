@@ -512,6 +512,12 @@ class ContextService:
         loaded = self.session(transcript, on_progress=on_progress)
         Reporter(on_progress, "previewing", None, unit="steps")(0, force=True)
         messages = loaded.current_messages()
+        if not messages:
+            # Claude Code refuses to compact no messages; a preview would invent a compaction.
+            raise UserInputError(
+                f"nothing to compact: {loaded.path} holds no conversation messages "
+                "(it is empty, or none of its lines could be read)"
+            )
         notes_path = session_memory_file or str(
             Path(loaded.path).with_suffix("") / "session-memory" / "summary.md"
         )
