@@ -195,8 +195,13 @@ def test_save_rm_history_undo(install_sample, capsys, monkeypatch):
     }
     _, history, _ = run(capsys, "history", "--json")
     assert [h["action"] for h in history[:4]] == ["index-edit", "delete", "index-edit", "save"]
+    # Spec 05: `path` relative to the memory folder, `abs_path` absolute (as ls and show).
+    assert [h["path"] for h in history[:2]] == ["MEMORY.md", saved["path"]]
+    assert history[1]["abs_path"] == str(sample.memory_dir / saved["path"])
     code, undone, _ = run(capsys, "undo", "--json")
     assert code == 0 and len(undone["undone"]) == 2
+    assert sorted(e["path"] for e in undone["undone"]) == sorted(["MEMORY.md", saved["path"]])
+    assert all(e["abs_path"] == str(sample.memory_dir / e["path"]) for e in undone["undone"])
     assert (sample.memory_dir / saved["path"]).exists()
 
 
