@@ -355,11 +355,20 @@ def test_session_memory_with_trigger_and_file(capsys, project):
     assert all(isinstance(u, str) for u in data["trigger_points"])
 
 
-def test_session_memory_missing_file_is_reported_not_an_error(capsys, project, tmp_path):
-    code, out, _ = run(
-        capsys, project, "session-memory", "--file", str(tmp_path / "x.md"), "--json"
-    )
+def test_session_memory_of_a_named_file_that_is_missing_exits_2(capsys, project, tmp_path):
+    missing = str(tmp_path / "nope" / "summary.md")
+    for extra in ((), ("--json",)):
+        code, out, err = run(capsys, project, "session-memory", "--file", missing, *extra)
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert err.strip().splitlines() == [f"workbench: no session-memory file at {missing}"]
+
+
+def test_session_memory_not_written_yet_is_reported_not_an_error(capsys, project):
+    session = project["old"].stem  # the session without notes: their default place is empty
+    code, out, _ = run(capsys, project, "session-memory", "--session", session, "--json")
     assert code == 0 and json.loads(out)["exists"] is False
+    code, out, _ = run(capsys, project, "session-memory", "--session", session)
+    assert code == 0 and "no session notes yet" in out
 
 
 def test_session_memory_update_is_delegated(capsys, project, monkeypatch):
@@ -415,3 +424,13 @@ def test_gauge_with_the_1m_beta(capsys, project):
 def test_gauge_refuses_a_transcript_and_a_session_together(capsys, project):
     code, out, err = run(capsys, project, "gauge", str(project["old"]), "--session", "2222")
     assert code == 2 and out == "" and "not more than one" in err
+
+
+@pytest.mark.parametrize("content", [b"", b'not json\n{"type": \n\x00\xff\n'])
+def test_compact_preview_of_no_messages_exits_2(capsys, project, tmp_path, content):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(content)
+    for extra in ((), ("--json",)):
+        code, out, err = run(capsys, project, "compact-preview", str(transcript), *extra)
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1 and "nothing to compact" in err

@@ -211,8 +211,13 @@ def test_save_rm_history_undo(install_sample, capsys, monkeypatch):
     }
     _, history, _ = run(capsys, "history", "--json")
     assert [h["action"] for h in history[:4]] == ["index-edit", "delete", "index-edit", "save"]
+    # Spec 05: `path` relative to the memory folder, `abs_path` absolute (as ls and show).
+    assert [h["path"] for h in history[:2]] == ["MEMORY.md", saved["path"]]
+    assert history[1]["abs_path"] == str(sample.memory_dir / saved["path"])
     code, undone, _ = run(capsys, "undo", "--json")
     assert code == 0 and len(undone["undone"]) == 2
+    assert sorted(e["path"] for e in undone["undone"]) == sorted(["MEMORY.md", saved["path"]])
+    assert all(e["abs_path"] == str(sample.memory_dir / e["path"]) for e in undone["undone"])
     assert (sample.memory_dir / saved["path"]).exists()
 
 
@@ -288,3 +293,68 @@ def test_opening_the_app_imports_only_the_front_commands():
     assert out.stdout.strip() == (
         "['workbench.commands.common', 'workbench.commands.front', 'workbench.commands.parsing']"
     )
+
+
+def test_save_replace_without_file_overwrites_the_default_file(tmp_path, capsys, monkeypatch):
+    memory = tmp_path / "m"
+    memory.mkdir()
+    flags = ("--memory-dir", str(memory), "save", "--type", "user", "--name", "Gamma")
+    _stdin(monkeypatch, b"v1\n")
+    code, first, _ = run(capsys, *flags, "--description", "Gamma role", "--json")
+    assert code == 0
+    _stdin(monkeypatch, b"v2\n")
+    code, second, err = run(capsys, *flags, "--replace", "--description", "Gamma role v2", "--json")
+    assert code == 0 and "already exists" not in err
+    assert second["path"] == first["path"]
+    assert sorted(p.name for p in memory.glob("*.md")) == sorted(["MEMORY.md", first["path"]])
+    assert "v2" in (memory / first["path"]).read_text()
+    index_lines = (memory / "MEMORY.md").read_text().splitlines()
+    assert index_lines == [second["index_line"]] and "Gamma role v2" in index_lines[0]
+
+
+@pytest.mark.parametrize("file", ["a b[1](x).md", "notes(v2).md", "memory.md", "Memory.md"])
+def test_save_refuses_a_file_name_the_index_cannot_link(tmp_path, capsys, monkeypatch, file):
+    memory = tmp_path / "m"
+    memory.mkdir()
+    _stdin(monkeypatch, b"body\n")
+    code, out, err = run(
+        capsys,
+        "--memory-dir",
+        str(memory),
+        "save",
+        "--type",
+        "user",
+        "--name",
+        "Zed",
+        "--description",
+        "zz",
+        "--file",
+        file,
+    )
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert file in err and "Traceback" not in err
+    assert list(memory.glob("*.md")) == []
+
+
+def test_save_of_a_name_with_no_latin_letters_does_not_name_the_index(
+    tmp_path, capsys, monkeypatch
+):
+    memory = tmp_path / "m"
+    memory.mkdir()
+    _stdin(monkeypatch, b"body\n")
+    code, saved, _ = run(
+        capsys,
+        "--memory-dir",
+        str(memory),
+        "save",
+        "--type",
+        "user",
+        "--name",
+        "日本語 メモ",
+        "--description",
+        "jp",
+        "--json",
+    )
+    assert code == 0 and saved["path"].casefold() != "memory.md"
+    _, lint, _ = run(capsys, "--memory-dir", str(memory), "lint", "--json")
+    assert [f["rule"] for f in lint["findings"] if f["rule"].startswith("index-")] == []

@@ -175,7 +175,8 @@ def test_secrets_are_reported_by_path_and_rule_never_by_text(tmp_path, capsys, e
     (memory / "team" / "creds.md").write_text(f"token: {secret}\n")
     (memory / "team" / "fine.md").write_text("fine\n")
     code, pushed, err = run(capsys, project, memory, "sync", "push")
-    assert code == 0 and pushed["uploaded"] == 1
+    assert code == 1 and pushed["uploaded"] == 1  # the rest went; the held-back file is work
+    assert "held back 1 file holding a secret" in err
     assert pushed["skipped_secrets"] == [
         {
             "path": "creds.md",
@@ -316,3 +317,25 @@ def test_text_status_counts_one_entry_in_the_singular(tmp_path, capsys, env):
     out = capsys.readouterr().out
     assert code == 0
     assert "1 local entry, 1 to push" in out and "entries" not in out
+
+
+def test_push_that_held_back_a_file_exits_1_and_says_why(tmp_path, capsys, env):
+    rng = random.Random(5)
+    secret = "gh" + "p_" + "".join(rng.choices(string.ascii_letters + string.digits, k=36))
+    project, memory = make_project(tmp_path, "p")
+    (memory / "team" / "ci_token.md").write_text(f"token: {secret}\n")
+    (memory / "team" / "fine.md").write_text("fine\n")
+    assert main(["sync", "push", "--project", str(project), "--memory-dir", str(memory)]) == 1
+    out, err = capsys.readouterr()
+    assert "not pushed, holds a secret: ci_token.md" in out
+    assert err.count("\n") == 1 and "held back 1 file holding a secret" in err
+    assert secret not in out + err
+    # A file over the size limit is held back too: teammates never get it until it shrinks.
+    (memory / "team" / "ci_token.md").unlink()
+    (memory / "team" / "huge.md").write_text("x" * 250_001)
+    code, pushed, err = run(capsys, project, memory, "sync", "push")
+    assert code == 1 and pushed["skipped_too_large"] == ["huge.md"]
+    assert "held back 1 file over 250,000 bytes" in err
+    (memory / "team" / "huge.md").unlink()
+    code, pushed, err = run(capsys, project, memory, "sync", "push")
+    assert code == 0 and err == ""

@@ -277,6 +277,20 @@ async def test_project_without_sessions(tmp_path):
         await pilot.press("s")  # nothing to pick: no crash
 
 
+async def test_an_empty_transcript_is_said_not_previewed(warnings_sample):
+    engine = Engine.open(warnings_sample.project_root, config_home=str(warnings_sample.config_home))
+    transcript = engine.context.resolve_transcript(session=LONG)
+    stat = transcript.stat()
+    transcript.write_bytes(b"")
+    os.utime(transcript, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # still the newest session
+    app = PaneApp(engine, lambda: CompactionPane(now_ms=lambda: NOW * 1000, id="compaction-pane"))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(app, pilot)
+        assert pane.session_id == LONG and pane.preview is None and pane.has_class("-empty")
+        said = text_of(pane.query_one(EmptyState))
+        assert "nothing to compact" in said and "holds no conversation messages" in said
+
+
 async def test_an_unexpected_error_is_shown(warnings_sample, monkeypatch):
     from workbench.engine.context.service import ContextService
 

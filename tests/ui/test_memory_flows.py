@@ -506,6 +506,12 @@ async def test_rename_moves_the_file_and_its_index_link(memory_project, app_fact
         hint = str(prompt.query_one(".prompt-hint", Static).render())
         assert hint == "Just a file name: the memory stays in its folder"
         assert field.value == "../reference_grafana.md"
+        field.value = "reference grafana.md"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TextPromptModal)  # the index link cannot carry a space
+        hint = str(prompt.query_one(".prompt-hint", Static).render())
+        assert "a space" in hint
         field.value = "reference_grafana.md"
         await pilot.press("enter")
         await settle(app, pilot)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +63,11 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         "--no-index", action="store_true", help="skip the index line (skip-index mode)"
     )
     save.add_argument("--hook", metavar="TEXT", help="index hook (default: the description)")
-    save.add_argument("--replace", action="store_true", help="overwrite an existing file")
+    save.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite the file (--file, else the default name) and its index line",
+    )
     rm = add("rm", run_rm, "delete a memory and every index line linking to it")
     rm.add_argument("path", metavar="PATH")
     history = add("history", run_history, "list changes the workbench made")
@@ -356,7 +361,7 @@ def run_history(args: argparse.Namespace) -> int:
     path = str(engine.memories.resolve(args.path)) if args.path else None
     entries = engine.history.entries(path)
     _warn_history_problems(engine)
-    data = [e.to_json() | {"rel_path": _rel_or_abs(engine, e.path)} for e in entries]
+    data = [_entry_json(engine, e) for e in entries]
 
     def human(con: Console) -> None:
         from rich.text import Text
@@ -392,10 +397,7 @@ def run_redo(args: argparse.Namespace) -> int:
 
 def _print_undo(args: argparse.Namespace, engine: Any, result: Any, key: str) -> int:
     data = {
-        key: [
-            e.to_json() | {"rel_path": _rel_or_abs(engine, e.path), "effect": e.effect}
-            for e in result.entries
-        ],
+        key: [_entry_json(engine, e) | {"effect": e.effect} for e in result.entries],
         "change": result.change,
         "change_action": result.action,
     }
@@ -412,6 +414,21 @@ def _warn_history_problems(engine: Any) -> None:
     summary = engine.history.problem_summary()
     if summary:
         warn(summary)
+
+
+def _entry_json(engine: Any, entry: Any) -> dict[str, object]:
+    """A history entry as spec 05 gives paths: `path` relative to the memory folder (`/`
+    separators; `..` for a file outside it, such as a session's notes), `abs_path` absolute.
+    `rel_path` stays as it was (relative inside the folder, else absolute)."""
+    rel_path = _rel_or_abs(engine, entry.path)
+    if rel_path != entry.path:
+        path = rel_path.replace(os.sep, "/")
+    else:
+        try:
+            path = os.path.relpath(entry.path, engine.locations.memory_dir).replace(os.sep, "/")
+        except ValueError:  # another drive (Windows): no relative path exists
+            path = entry.path
+    return entry.to_json() | {"path": path, "abs_path": entry.path, "rel_path": rel_path}
 
 
 def _rel_or_abs(engine: Any, path: str) -> str:

@@ -282,7 +282,30 @@ def run_push(args: argparse.Namespace) -> int:
             f"pushes are suppressed after a permanent failure ({result.suppressed_reason}); "
             "delete a team file or pass --force once the cause is fixed"
         )
-    return _exit_code(result.ok, result.error)
+    code = _exit_code(result.ok, result.error)
+    held_back = _held_back(result)
+    if held_back:
+        warn(held_back)
+        if code == ExitCode.OK:
+            # Spec 05: a file teammates never get until the user fixes it is found work.
+            return ExitCode.ACTION_REQUIRED
+    return code
+
+
+def _held_back(result: PushResult) -> str | None:
+    """The one line saying which files a push held back and what to do, or None."""
+    secrets, too_large = len(result.skipped_secrets), len(result.skipped_too_large)
+    parts, fixes = [], []
+    if secrets:
+        parts.append(f"{_files(secrets)} holding a secret")
+        fixes.append("the secret is taken out (`workbench redact PATH` prints it without)")
+    if too_large:
+        parts.append(f"{_files(too_large)} over 250,000 bytes")
+        fixes.append("the file is shortened or split")
+    if not parts:
+        return None
+    them = "it" if secrets + too_large == 1 else "them"
+    return f"held back {' and '.join(parts)}: teammates get {them} once {' or '.join(fixes)}"
 
 
 def run_watch(args: argparse.Namespace) -> int:

@@ -95,9 +95,13 @@ def test_cli_undo_twice_then_redo_say_what_happened(tmp_path: Path, capsys, monk
     assert sorted(p.name for p in memory.glob("*.md")) == []
     assert main(["redo", *common, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert [(e["effect"], e["rel_path"]) for e in data["redone"]] == [
+    assert [(e["effect"], e["path"]) for e in data["redone"]] == [
         ("re-created", "feedback_use_pnpm.md"),
         ("re-created", "MEMORY.md"),
+    ]
+    assert [e["abs_path"] for e in data["redone"]] == [
+        str(memory / "feedback_use_pnpm.md"),
+        str(memory / "MEMORY.md"),
     ]
     assert data["change_action"] == "save"
 
@@ -265,3 +269,22 @@ def test_logs_from_before_the_stack_still_undo_in_order(tmp_path: Path):
     # The second save counts as undone: the next undo takes the first one.
     undone = engine.history.undo()
     assert undone.lines(_rel(engine))[-1] == f"deleted {first}"
+
+
+def test_cli_history_gives_session_notes_a_path_relative_to_the_memory_folder(
+    tmp_path: Path, capsys
+):
+    project = tmp_path / "project"
+    project.mkdir()
+    config = tmp_path / "claude"
+    engine = Engine.open(project, config_home=str(config))
+    session = "33333333-cccc-4ccc-8ccc-333333333333"
+    notes = Path(engine.context.session_memory_path(session))
+    notes.parent.mkdir(parents=True)
+    engine.history.write(notes, b"# Session Title\nnotes\n", "session-memory-update")
+    assert main(["history", "--project", str(project), "--config-home", str(config), "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)
+    assert entry["path"] == f"../{session}/session-memory/summary.md"
+    assert entry["abs_path"] == str(notes) and entry["rel_path"] == str(notes)
+    memory = engine.locations.memory_dir
+    assert os.path.normpath(os.path.join(memory, entry["path"])) == str(notes)

@@ -495,3 +495,32 @@ def test_a_save_says_a_name_was_taken_only_when_it_was(
     two = store.save(type="user", name="Pager duty", description="who holds it", body="Rui")
     assert two.path == second
     assert two.notes == (f"{first} already exists, so this memory was saved as {second}",)
+
+
+@pytest.mark.parametrize(
+    "name", ["a b.md", "x[1].md", "x(1).md", "a#b.md", "a?b.md", "a%20b.md", "note:x.md"]
+)
+def test_rename_refuses_a_name_the_index_cannot_link(sample_engine, name):
+    store = sample_engine("healthy").memories
+    with pytest.raises(UserInputError, match="link cannot carry"):
+        store.rename("feedback_pnpm.md", name)
+    assert (store.root / "feedback_pnpm.md").exists() and not (store.root / name).exists()
+
+
+def test_rename_refuses_the_index_name_in_another_case(sample_engine):
+    store = sample_engine("healthy").memories
+    for name in ("memory.md", "Memory.md"):
+        with pytest.raises(UserInputError, match="only by case"):
+            store.rename("feedback_pnpm.md", name)
+        assert store.file_name_problem(name) is not None
+    assert store.file_name_problem("feedback_pnpm_2.md") is None
+
+
+def test_draft_check_says_a_file_name_the_index_cannot_link(sample_engine):
+    from workbench.engine.memories.models import DraftForm
+
+    store = sample_engine("healthy").memories
+    form = DraftForm("user", "Zed", "zz", "a b[1](x).md")
+    text = store.compose("user", "Zed", "zz", "body")
+    check = store.check_draft(text, path="a b[1](x).md", team=False, form=form, new=True)
+    assert check.projection is not None and "link cannot carry" in check.projection

@@ -200,7 +200,7 @@ def test_sync_push_text_names_the_file_without_its_secret(server, alice, capsys,
     monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", TOKEN)
     project = alice.engine.locations.project_root
     argv = ["--project", str(project), "--repo", REPO, "--memory-dir", str(alice.root / "memory")]
-    assert main(["sync", "push", *argv]) == 0
+    assert main(["sync", "push", *argv]) == 1  # files were held back: the user must act
     assert main(["sync", "status", *argv]) == 0
     out, err = capsys.readouterr()
     assert "[REDACTED]" in out

@@ -512,6 +512,12 @@ class ContextService:
         loaded = self.session(transcript, on_progress=on_progress)
         Reporter(on_progress, "previewing", None, unit="steps")(0, force=True)
         messages = loaded.current_messages()
+        if not messages:
+            # Claude Code refuses to compact no messages; a preview would invent a compaction.
+            raise UserInputError(
+                f"nothing to compact: {loaded.path} holds no conversation messages "
+                "(it is empty, or none of its lines could be read)"
+            )
         notes_path = session_memory_file or str(
             Path(loaded.path).with_suffix("") / "session-memory" / "summary.md"
         )
@@ -592,6 +598,10 @@ class ContextService:
             transcript = self.resolve_transcript(session=session, latest=session is None)
             path = str(transcript.with_suffix("") / "session-memory" / "summary.md")
         report = read_session_memory(path, self.engine.locations.config_home)
+        if file and not report.exists:
+            # A file the user named is bad input when absent (as compact-preview says it);
+            # a session's own notes that are not written yet are a state, reported.
+            raise NotFoundError(f"no session-memory file at {file}")
         if trigger_path is not None:
             report = replace(report, trigger=self.session(trigger_path).trigger)
         return report

@@ -57,6 +57,42 @@ class IndexFixPlan(Record):
         return f"{what} {self.count} {plural_noun(self.count, noun)}"
 
 
+_UNLINKABLE = frozenset(" []()<>#?%:\\")
+"""Characters a file name cannot hold for its index line to link to it: the link parser
+stops at a space or `)`, brackets and angle brackets delimit the link, `#` and `?` start an
+anchor or a query, `%` starts an escape, `x:` reads as a URL and `\\` escapes in Markdown."""
+
+
+def link_problem(link: str) -> str | None:
+    """Why an index line cannot link to the file at `link` (relative to the index's folder,
+    `/`-separated), or None when it can: the words after "it", e.g. "holds a space"."""
+    name = link.rsplit("/", 1)[-1]
+    if name.casefold() == "memory.md" and name != "MEMORY.md":
+        # A different file on Linux, but the index itself on macOS's and Windows' disks.
+        return "differs from MEMORY.md only by case: on a case-insensitive disk it is the index"
+    bad = sorted({c for c in link if c in _UNLINKABLE or c.isspace() or _CONTROL.match(c)})
+    if bad:
+        said = [
+            "a space"
+            if c == " "
+            else "white space"
+            if c.isspace()
+            else "control characters"
+            if _CONTROL.match(c)
+            else f"'{c}'"
+            for c in bad
+        ]
+        return (
+            f"holds {', '.join(dict.fromkeys(said))}, which MEMORY.md's link cannot carry "
+            "(use letters, digits, '-', '_' and '.')"
+        )
+    parsed = parse_index_line(format_index_line("memory", link, None))
+    back = link_target_path(parsed.target) if parsed.target else None
+    if back is None or os.path.normpath(back) != os.path.normpath(link):
+        return "cannot be linked from MEMORY.md (its link would not lead back to the file)"
+    return None
+
+
 def index_line_for(target: Path, name: str, hook: str | None, folder: Path) -> str:
     """The index line a save writes for the memory file `target`."""
     link = os.path.relpath(target, folder).replace(os.sep, "/")

@@ -32,6 +32,7 @@ from workbench.engine.memories.frontmatter import MEMORY_TYPES, normalize_text
 from workbench.engine.memories.index_edits import (
     IndexFixPlan,
     index_line_for,
+    link_problem,
     with_index_line,
     with_link_moved,
     with_orphans,
@@ -173,8 +174,18 @@ class MemoryWriting:
         """The file a new memory is named for before any suffix: the release's naming,
         `type_name.md` (2.1.88's examples) or the kebab-case name (2.1.332)."""
         if self.formats.kebab_names:
-            return f"{kebab_name(name)}.md"
+            stem = kebab_name(name)
+            # `memory.md` (a name of no Latin letters or digits, or "Memory") differs from
+            # the index only by case: on macOS's and Windows' disks it would overwrite it.
+            return "memory-note.md" if stem == "memory" else f"{stem}.md"
         return f"{memory_type}_{_slug(name)}.md"
+
+    def file_name_problem(self, file: str) -> str | None:
+        """Why a memory cannot be saved or renamed to `file` (relative to the memory folder)
+        although it ends in .md, in one line, or None: the index line could not link to it
+        (a space, brackets, parentheses, …), or it is MEMORY.md in other letter cases."""
+        problem = link_problem(file.replace(os.sep, "/"))
+        return None if problem is None else f"{file!r} {problem}"
 
     def _new_file_name(
         self, memory_type: str, name: str, team: bool, content: bytes | None = None
@@ -273,6 +284,9 @@ class MemoryWriting:
             target = self.resolve(folder / file)
             if team and not self.locations.is_team_path(str(target)):
                 raise UserInputError(f"{file} would land outside the team folder")
+            problem = self.file_name_problem(self.relative(target))
+            if problem:
+                raise UserInputError(problem)
             return target
         return folder / self._new_file_name(memory_type, name, team)[0]
 
@@ -376,7 +390,9 @@ class MemoryWriting:
 
         Both steps and their history are one unit, made under the folder's lock. Without
         `file`, a name already taken gets `_2`, `_3`, … (said in `notes`); a file that
-        already holds exactly this memory is reused, so a retried save adds nothing.
+        already holds exactly this memory is reused, so a retried save adds nothing. With
+        `replace`, the file (`file`, else the one the name maps to) is overwritten instead
+        and its index line replaced.
         """
         self._validate_new(type, name, description)
         if "\0" in body:
@@ -389,7 +405,12 @@ class MemoryWriting:
         history = self.history
         # Everything that can be refused without looking at racing state, before the lock.
         first = self._first_file_name(type, name)
-        explicit = self._target_for(file, type, name, team) if file else None
+        explicit = None
+        if file:
+            explicit = self._target_for(file, type, name, team)
+        elif replace:
+            # Replacing: the file the name maps to, overwritten rather than given a suffix.
+            explicit = self._index_folder(team) / first
         self._check_team_secrets(explicit or self._index_folder(team) / first, content)
         with self._writing_index(), history.transaction():
             identical = False
@@ -558,6 +579,9 @@ class MemoryWriting:
             raise NotFoundError(f"no memory file {self.relative(source)}")
         if not dest.name.endswith(".md") or dest.name == "MEMORY.md":
             raise UserInputError("the new name must be a .md file other than MEMORY.md")
+        problem = self.file_name_problem(self.relative(dest))
+        if problem:
+            raise UserInputError(problem)
         if dest.exists():
             raise UserInputError(f"{self.relative(dest)} already exists")
         team = self.locations.is_team_path(str(source))

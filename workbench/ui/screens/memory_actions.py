@@ -168,7 +168,8 @@ class MemoryActions(MemoryLoading):
                 return "The name must end in .md"
             if value == "MEMORY.md":
                 return "MEMORY.md is the index; pick another name"
-            return None
+            # A space, brackets, `memory.md`, …: the engine's rule, as rename would refuse it.
+            return self.workbench.engine.memories.file_name_problem(value)
 
         new_name = await self.app.push_screen_wait(
             TextPromptModal(
