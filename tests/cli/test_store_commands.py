@@ -183,6 +183,18 @@ def test_memories_without_any_index_are_reported(tmp_path, capsys):
     )
 
 
+def test_show_of_an_index_gives_the_index_findings_not_a_memory_files(tmp_path, capsys):
+    memory = tmp_path / "memory"
+    (memory / "team").mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- [Gone](gone.md) — a file that is not there\n")
+    (memory / "team" / "MEMORY.md").write_text("# Team index\n")
+    where = ["--memory-dir", str(memory), "--config-home", str(tmp_path / "cfg")]
+    _, shown, _ = run(capsys, "show", "MEMORY.md", "--json", *where)
+    assert [f["rule"] for f in shown["lints"]] == ["index-dangling-link"]
+    _, shown, _ = run(capsys, "show", "team/MEMORY.md", "--json", *where)
+    assert shown["lints"] == []
+
+
 def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 

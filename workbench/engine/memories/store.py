@@ -632,6 +632,12 @@ class MemoryStore(MemoryWriting):
             raise UserInputError(f"{self.relative(target)}: {describe(target, exc)}") from None
         text, binary, _ = decode(data)
         entry = self._entry(str(target), stat, self._indexed_paths())
+        if target.name == "MEMORY.md":
+            # An index is not a memory: its findings are the index's (cut, dangling links,
+            # bytes), not a memory file's (no frontmatter, no type).
+            team = target.parent == self._index_folder(True)
+            own = [f for f in self._index_findings(team) if f.path == entry.path]
+            entry = with_changes(entry, lints=tuple(own))
         parsed, body = split_document(text) if not binary else (None, "")
         head = parse_frontmatter("\n".join(text.split("\n", 30)[:30]) + "\n")
         return MemoryDocument(
