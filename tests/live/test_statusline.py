@@ -59,7 +59,12 @@ def test_the_payload_figures_come_first(live_project: LiveProject, run_cli) -> N
     data = json.loads(out)
     assert data["source"] == "payload" and data["used"] == 72_000
     assert data["line"] == "Sonnet 4.6 · ctx 72k/167k (43%) · 57% left"
-    assert data["thresholds"] == {"warning": 147_000, "autocompact": 167_000, "blocking": 177_000}
+    assert data["thresholds"] == {
+        "warning": 147_000,
+        "error": 147_000,
+        "autocompact": 167_000,
+        "blocking": 177_000,
+    }
 
 
 def test_a_1m_window_in_the_payload_moves_the_ladder(live_project: LiveProject, run_cli) -> None:
@@ -186,3 +191,22 @@ def test_the_real_process(live_project: LiveProject) -> None:
         "Sonnet 4.6 · ctx 72k/167k (43%) · 57% left\n",
         "",
     )
+
+
+def test_the_release_that_sends_the_payload_sets_the_ladder(
+    live_project: LiveProject, run_cli
+) -> None:
+    """Claude Code names itself in the payload: 2.1.88 auto-compacts opus-4-5 at 167,000,
+    2.1.332 has no threshold compaction for it (spec 08), and the JSON has the gauge's shape."""
+    data = payload(live_project, 150_000)
+    data["model"] = {"id": "claude-opus-4-5-20251101"}
+    shown = {}
+    for version in ("2.1.88", "2.1.332"):
+        code, out, _ = status(run_cli, {**data, "version": version}, "--json")
+        shown[version] = json.loads(out)
+        assert code == 0 and shown[version]["claude_version"] == version
+        assert shown[version]["claude_version_source"] == "input"
+    assert shown["2.1.88"]["thresholds"]["autocompact"] == 167_000
+    assert shown["2.1.332"]["thresholds"]["autocompact"] is None
+    assert "until auto-compact" in shown["2.1.88"]["line"]
+    assert "until auto-compact" not in shown["2.1.332"]["line"]

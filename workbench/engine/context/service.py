@@ -44,9 +44,12 @@ class StatusLine(Record):
     line: str
     figures: StatusFigures
     report: GaugeReport | None = None
+    claude: ResolvedVersion | None = None
+    """The release whose rules the line follows."""
 
     def to_json(self) -> dict[str, Any]:
         data = self.report.to_json() if self.report else {}
+        data.update(self.claude.to_json() if self.claude else {})
         data.update(self.figures.to_json())
         data["line"] = self.line
         return data
@@ -303,7 +306,9 @@ class ContextService:
         fmt = DEFAULT_FORMAT if fmt is None else fmt
         sl.check_format(fmt)
         info = sl.read_payload(payload)
-        profile = self.claude_for(info.transcript).profile
+        # The payload names the Claude Code that is running: its rules, under auto.
+        claude = self.engine.versions.for_reported(info.version, info.transcript)
+        profile = claude.profile
         report = None
         model = info.model_id
         if info.used is not None:
@@ -327,7 +332,7 @@ class ContextService:
             source=source,
             badge=sl.index_badge(self._index_truncation) if badge else None,
         )
-        return StatusLine(sl.render(fmt, status, color=color), status, report)
+        return StatusLine(sl.render(fmt, status, color=color), status, report, claude)
 
     def window_thresholds(
         self, model: str, window: int | None, *, profile: BehaviourProfile | None = None

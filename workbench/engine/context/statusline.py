@@ -59,6 +59,8 @@ class PayloadFigures(Record):
     """The last call's usage total (input, both cache figures, output), when sent."""
     transcript: str | None
     project_dir: str | None
+    version: str | None = None
+    """The `version` of the Claude Code that sent the payload, when it says."""
 
 
 def _positive_int(value: object) -> int | None:
@@ -88,6 +90,7 @@ def read_payload(payload: Mapping[str, Any]) -> PayloadFigures:
             if counts and all(c >= 0 for c in counts):
                 used = sum(counts)
     path = payload.get("transcript_path")
+    version = payload.get("version")
     return PayloadFigures(
         model_id=model_id.strip() or None if isinstance(model_id, str) else None,
         model_name=model_name,
@@ -95,6 +98,7 @@ def read_payload(payload: Mapping[str, Any]) -> PayloadFigures:
         used=used,
         transcript=path if isinstance(path, str) and path else None,
         project_dir=payload_project(payload),
+        version=version.strip() or None if isinstance(version, str) else None,
     )
 
 
@@ -169,11 +173,8 @@ class StatusFigures(Record):
             "context_window_source": t.context_window_source,
             "effective_window": t.effective_window,
             "auto_compact_enabled": t.auto_compact_enabled,
-            "thresholds": {
-                "warning": t.warning,
-                "autocompact": t.autocompact,
-                "blocking": t.blocking,
-            },
+            # The gauge's shape: a rung the release does not have is null, not a number.
+            "thresholds": t.thresholds_json(),
             "percent_left": self.state.percent_left,
             "badge": self.badge,
         }

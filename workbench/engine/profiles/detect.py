@@ -32,7 +32,7 @@ TAIL_BYTES = (16 * 1024, 256 * 1024)
 """How much of a transcript's end is searched for its `version` field (the last line
 usually has it; a bigger window only when it does not)."""
 
-SOURCES = ("flag", "env", "config", "transcript", "claude-cli", "newest")
+SOURCES = ("flag", "env", "config", "input", "transcript", "claude-cli", "newest")
 
 
 class VersionRequest(Record):
@@ -78,7 +78,8 @@ class ResolvedVersion(Record):
 
     version: str
     source: str
-    """`flag`, `env`, `config`, `transcript`, `claude-cli` or `newest`."""
+    """`flag`, `env`, `config`, `input` (sent by the running Claude Code), `transcript`,
+    `claude-cli` or `newest`."""
     profile: BehaviourProfile
     detail: str | None = None
     """The transcript or executable the version was read from."""
@@ -99,6 +100,7 @@ class ResolvedVersion(Record):
             "env": VERSION_ENV,
             "config": "config",
             "transcript": "from the transcript",
+            "input": "sent by Claude Code",
             "claude-cli": "claude --version",
             "newest": "newest profile",
         }.get(self.source, self.source)
@@ -106,9 +108,12 @@ class ResolvedVersion(Record):
 
     def short(self) -> str:
         """`Claude Code 2.1.332 (newest)`: the status line's form."""
-        how = {"transcript": "transcript", "claude-cli": "installed", "newest": "newest"}.get(
-            self.source, "chosen"
-        )
+        how = {
+            "transcript": "transcript",
+            "input": "running",
+            "claude-cli": "installed",
+            "newest": "newest",
+        }.get(self.source, "chosen")
         return f"Claude Code {self.version} ({how})"
 
 
@@ -191,6 +196,20 @@ class VersionResolver:
         with self._lock:
             self._default = resolved
         return resolved
+
+    def for_reported(
+        self, version: str | None, transcript: str | os.PathLike[str] | None
+    ) -> ResolvedVersion:
+        """The release for input the running Claude Code sent with its own `version` (the
+        status line's): that release under auto, else as `for_transcript`."""
+        explicit = self._explicit()
+        if explicit is not None:
+            return explicit
+        parsed = parse_version(version)
+        if parsed is not None:
+            plain = ".".join(str(p) for p in parsed)
+            return ResolvedVersion(plain, "input", profile_for(plain))
+        return self.for_transcript(transcript)
 
     def for_transcript(self, path: str | os.PathLike[str] | None) -> ResolvedVersion:
         """The release for answers about one transcript: the one that wrote it, under auto."""
