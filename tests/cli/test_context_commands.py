@@ -434,3 +434,35 @@ def test_compact_preview_of_no_messages_exits_2(capsys, project, tmp_path, conte
         code, out, err = run(capsys, project, "compact-preview", str(transcript), *extra)
         assert code == 2 and out == "" and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1 and "nothing to compact" in err
+
+
+def test_credentials_in_a_session_never_reach_the_output(tmp_path, capsys):
+    """A pasted key in a prompt and a token in a shell command: the session's title, the
+    context items and the compaction check's facts show them redacted."""
+    from tests.secretgen import make_token
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    home = tmp_path / "claude"
+    transcripts = home / "projects" / sanitize_path(project_root_for(root))
+    key, token = make_token("anthropic-api-key"), make_token("github-pat")
+    session = SessionBuilder(seed=5, session_id="33333333-cccc-4ccc-8ccc-333333333333")
+    session.prompt(f"use this key {key} for the export job")
+    session.tool_call("Bash", {"command": f"export GITHUB_TOKEN={token} && make release"}, "ok")
+    session.reply("Released.")
+    path = session.write(transcripts / f"{session.session_id}.jsonl")
+    project = {"root": root, "home": home}
+    outputs = []
+    for argv in (
+        ["transcripts", "--json"],
+        ["transcripts"],
+        ["context", "3333", "--json"],
+        ["context", "3333"],
+        ["compact-preview", str(path), "--json"],
+    ):
+        code, out, err = run(capsys, project, *argv)
+        assert code == 0, (argv, err)
+        outputs.append(out + err)
+    for out in outputs:
+        assert key not in out and token not in out
+    assert any("[REDACTED]" in out for out in outputs)

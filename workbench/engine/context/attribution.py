@@ -47,6 +47,7 @@ from workbench.engine.context.tokens import (
 )
 from workbench.engine.context.transcript import MESSAGE_TYPES
 from workbench.engine.errors import NotFoundError, UserInputError
+from workbench.engine.shown_text import shown
 from workbench.engine.userfiles import (
     TRANSCRIPT_LINE_LIMIT,
     line_pieces,
@@ -618,7 +619,7 @@ def _report(
         notes=tuple(notes),
         claude=claude,
         messages=walk.messages,
-        first_prompt=walk.first_prompt,
+        first_prompt=shown(walk.first_prompt) if walk.first_prompt else None,
         item_rows=tuple(walk.items),
         fates=fates,
     )

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workbench.engine.shown_text import shown
+
 if TYPE_CHECKING:
     from workbench.engine.context.thresholds import Thresholds
     from workbench.engine.profiles.detect import ResolvedVersion
@@ -167,8 +169,19 @@ class ContextItem:
         """An item from the pass's compact row `(category, label, tokens, line, call[, tool,
         path, tool_use_id])`."""
         category, label, tokens, line, call, tool, path, tool_id = (*row, None, None, None)[:8]
+        # Redacted here, for the items shown, not in the pass over every block.
         return cls(
-            category, label, tokens, line, call, tool, path, tool_id, micro, compaction, in_context
+            category,
+            shown(label),
+            tokens,
+            line,
+            call,
+            tool,
+            path,
+            tool_id,
+            micro,
+            compaction,
+            in_context,
         )
 
 

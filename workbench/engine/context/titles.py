@@ -16,6 +16,7 @@ from collections.abc import Container, Iterable
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.jsutil import js_iso
+from workbench.engine.shown_text import shown
 
 if TYPE_CHECKING:
     from workbench.engine.context.transcript import Entry
@@ -156,7 +157,7 @@ def pick_title(
             last_prompt = _str(entry.raw.get("lastPrompt")) or last_prompt
     choices = (custom, ai, summary, last_prompt, first_prompt)
     chosen = next((c for c in choices if is_title_text(c)), None)
-    return " ".join(chosen.split())[:200] if chosen else None
+    return shown(" ".join(chosen.split())[:200]) if chosen else None
 
 
 def _str(value: Any) -> str | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.engine.context.tokens import as_dict, content_blocks, message_content
+from workbench.engine.shown_text import shown
 
 MAX_ITEMS = 100
 _EXTENSIONS = (
@@ -115,8 +116,9 @@ class _Tally:
     def items(self, keep: Any) -> tuple[SurvivalItem, ...]:
         order = {v: i for i, v in enumerate(self.counts)}
         ranked = sorted(self.counts, key=lambda v: (-self.counts[v], order[v]))[:MAX_ITEMS]
+        # Matched against the summary as written, then shown with any credential replaced.
         return tuple(
-            SurvivalItem(v, self.counts[v], self.first[v], keep(v) if keep else None)
+            SurvivalItem(shown(v), self.counts[v], self.first[v], keep(v) if keep else None)
             for v in ranked
         )
 
