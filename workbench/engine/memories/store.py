@@ -767,35 +767,36 @@ class MemoryStore(MemoryWriting):
 
     def _parse_indexed_paths(self) -> tuple[frozenset[str], bool]:
         """The paths both indexes link to, and whether both were read without error."""
-        linked: set[str] = set()
-        complete = True
-        for team in (False, True):
-            try:
-                _, text = self._read_index(team)
-            except OSError:
-                complete = False
-                continue  # lint reports the unreadable index; the listing goes on without it
-            linked |= linked_paths(text, "team/" if team else "", MAX_ITEMISED_LINES)
-        return frozenset(linked), complete
+        return self._links_of_both(lambda _data, text: text, MAX_ITEMISED_LINES)
 
     def _parse_loaded_paths(self) -> tuple[frozenset[str], bool]:
         """The paths linked from index lines that load whole, and whether both indexes were
         read without error."""
-        loaded: set[str] = set()
+        return self._links_of_both(self._lines_that_load, None)
+
+    def _lines_that_load(self, data: bytes, _text: str) -> str:
+        """The index lines Claude Code keeps whole (measured as it measures, CR included)."""
+        cut = truncate_entrypoint(
+            strip_for_loading(_decode_keeping_cr(data)), self.engine.profile.index
+        )
+        return "\n".join(cut.trimmed.split("\n", cut.kept_lines)[: cut.kept_lines])
+
+    def _links_of_both(
+        self, lines_of: Callable[[bytes, str], str], max_lines: int | None
+    ) -> tuple[frozenset[str], bool]:
+        """The paths that the lines `lines_of(bytes, text)` picks from each index link to,
+        and whether both indexes were read without error."""
+        linked: set[str] = set()
         complete = True
         for team in (False, True):
             try:
-                data, _ = self._read_index(team)
+                data, text = self._read_index(team)
             except OSError:
                 complete = False
-                continue
-            if data is None:
-                continue
-            text = strip_for_loading(_decode_keeping_cr(data))
-            cut = truncate_entrypoint(text, self.engine.profile.index)
-            kept = "\n".join(cut.trimmed.split("\n", cut.kept_lines)[: cut.kept_lines])
-            loaded |= linked_paths(kept, "team/" if team else "")
-        return frozenset(loaded), complete
+                continue  # lint reports the unreadable index; the listing goes on without it
+            if data is not None:
+                linked |= linked_paths(lines_of(data, text), "team/" if team else "", max_lines)
+        return frozenset(linked), complete
 
     def _orphan_candidates(self, team: bool) -> builtins.list[str]:
         rels = [self.relative(p) for p, _ in iter_memory_paths(self.root)]
