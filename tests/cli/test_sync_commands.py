@@ -339,3 +339,75 @@ def test_push_that_held_back_a_file_exits_1_and_says_why(tmp_path, capsys, env):
     (memory / "team" / "huge.md").unlink()
     code, pushed, err = run(capsys, project, memory, "sync", "push")
     assert code == 0 and err == ""
+
+
+def test_a_first_push_keeps_and_names_what_it_replaces(tmp_path, capsys, env):
+    """A teammate who never pulled pushes an index of their own: the push learns the
+    server's hashes first, so it names the replaced file and keeps it for undo."""
+    alice, alice_memory = make_project(tmp_path, "alice")
+    (alice_memory / "team" / "MEMORY.md").write_text("- [Alice](alice.md) — hers\n")
+    (alice_memory / "team" / "alice.md").write_text("Alice's note.\n")
+    assert run(capsys, alice, alice_memory, "sync", "push")[0] == 0
+    bob, bob_memory = make_project(tmp_path, "bob")
+    (bob_memory / "team" / "MEMORY.md").write_text("- [Bob](bob.md) — his\n")
+    (bob_memory / "team" / "bob.md").write_text("Bob's note.\n")
+    code, pushed, _ = run(capsys, bob, bob_memory, "sync", "push")
+    assert code == 0 and [o["key"] for o in pushed["overwritten"]] == ["MEMORY.md"]
+    history_id = pushed["overwritten"][0]["history_id"]
+    assert main(["undo", history_id, "--memory-dir", str(bob_memory), "--project", str(bob)]) == 0
+    capsys.readouterr()
+    assert (bob_memory / "team" / "MEMORY.md").read_text() == "- [Alice](alice.md) — hers\n"
+    # And the next pull brings Alice's note, which the push's checksum covers.
+    code, pulled, _ = run(capsys, bob, bob_memory, "sync", "pull")
+    assert code == 0 and "alice.md" in pulled["written_keys"]
+    assert (bob_memory / "team" / "alice.md").read_text() == "Alice's note.\n"
+
+
+def test_the_next_pull_restores_a_file_deleted_here(tmp_path, capsys, env):
+    alice, alice_memory = make_project(tmp_path, "alice")
+    (alice_memory / "team" / "deploys.md").write_text("Ship on Tuesdays.\n")
+    run(capsys, alice, alice_memory, "sync", "push")
+    bob, bob_memory = make_project(tmp_path, "bob")
+    assert run(capsys, bob, bob_memory, "sync", "pull")[1]["written"] == 1
+    (bob_memory / "team" / "deploys.md").unlink()
+    code, pulled, _ = run(capsys, bob, bob_memory, "sync", "pull")
+    assert code == 0 and pulled["written_keys"] == ["deploys.md"]
+    assert (bob_memory / "team" / "deploys.md").read_text() == "Ship on Tuesdays.\n"
+
+
+def test_a_pull_names_the_unpushed_change_it_replaces(tmp_path, capsys, env):
+    alice, alice_memory = make_project(tmp_path, "alice")
+    (alice_memory / "team" / "deploys.md").write_text("Ship on Tuesdays.\n")
+    run(capsys, alice, alice_memory, "sync", "push")
+    bob, bob_memory = make_project(tmp_path, "bob")
+    run(capsys, bob, bob_memory, "sync", "pull")
+    (bob_memory / "team" / "deploys.md").write_text("Ship on Tuesdays and Thursdays.\n")
+    (alice_memory / "team" / "deploys.md").write_text("Ship on Wednesdays.\n")
+    run(capsys, alice, alice_memory, "sync", "push")
+    code, pulled, _ = run(capsys, bob, bob_memory, "sync", "pull")
+    assert code == 0 and [r["key"] for r in pulled["replaced_local"]] == ["deploys.md"]
+    assert (bob_memory / "team" / "deploys.md").read_text() == "Ship on Wednesdays.\n"
+    code = main(["sync", "pull", "--project", str(bob), "--memory-dir", str(bob_memory)])
+    text = capsys.readouterr().out
+    assert code == 0 and "unchanged since the last pull" in text  # nothing new: no note
+    undo = ["undo", pulled["replaced_local"][0]["history_id"], "--memory-dir", str(bob_memory)]
+    assert main([*undo, "--project", str(bob)]) == 0
+    capsys.readouterr()
+    assert (bob_memory / "team" / "deploys.md").read_text() == "Ship on Tuesdays and Thursdays.\n"
+
+
+def test_a_push_past_the_servers_entry_limit_exits_1_and_names_the_file(
+    tmp_path, capsys, monkeypatch
+):
+    with TeamServer(tmp_path / "small.sqlite3", [TOKEN], max_entries=3) as small:
+        monkeypatch.setenv("WORKBENCH_TEAM_TOKEN", TOKEN)
+        monkeypatch.setenv("TEAM_MEMORY_SYNC_URL", small.url)
+        project, memory = make_project(tmp_path, "carol")
+        for n in range(1, 6):
+            (memory / "team" / f"n{n}.md").write_text(f"note {n}\n")
+        run(capsys, project, memory, "sync", "push")  # refused whole: learns the limit of 3
+        (memory / "team" / "n5.md").unlink()  # a deleted file lifts the suppression
+        code, pushed, err = run(capsys, project, memory, "sync", "push")
+        assert pushed["uploaded_keys"] == ["n1.md", "n2.md", "n3.md"]
+        assert code == 1 and pushed["skipped_over_limit"] == ["n4.md"]
+        assert "1 file past the server's limit of 3 entries (n4.md)" in err

@@ -295,6 +295,7 @@ def run_push(args: argparse.Namespace) -> int:
 def _held_back(result: PushResult) -> str | None:
     """The one line saying which files a push held back and what to do, or None."""
     secrets, too_large = len(result.skipped_secrets), len(result.skipped_too_large)
+    over = len(result.skipped_over_limit)
     parts, fixes = [], []
     if secrets:
         parts.append(f"{_files(secrets)} holding a secret")
@@ -302,9 +303,15 @@ def _held_back(result: PushResult) -> str | None:
     if too_large:
         parts.append(f"{_files(too_large)} over 250,000 bytes")
         fixes.append("the file is shortened or split")
+    if over:
+        limit = f"limit of {result.max_entries} entries" if result.max_entries else "entry limit"
+        parts.append(
+            f"{_files(over)} past the server's {limit} ({', '.join(result.skipped_over_limit[:5])})"
+        )
+        fixes.append("other team files are removed or merged")
     if not parts:
         return None
-    them = "it" if secrets + too_large == 1 else "them"
+    them = "it" if secrets + too_large + over == 1 else "them"
     return f"held back {' and '.join(parts)}: teammates get {them} once {' or '.join(fixes)}"
 
 
@@ -359,7 +366,11 @@ def _pull_text(result: PullResult, repo: str) -> str:
     lines = [
         f"Pulled {repo}: {len(result.written)} written, {result.unchanged} already up to date."
     ]
-    lines += [f"  wrote {key}" for key in result.written]
+    replaced = {r.key: r for r in result.replaced_local}
+    lines += [f"  wrote {key}" for key in result.written if key not in replaced]
+    for r in result.replaced_local:
+        undo = f": `workbench undo {r.history_id}` brings yours back" if r.history_id else ""
+        lines.append(f"  replaced your unpushed change to {r.key} with the team's version{undo}")
     lines += [f"  skipped {s.key!r}: {s.reason}" for s in result.skipped]
     return "\n".join(lines)
 

@@ -408,9 +408,18 @@ def pull_summary(result: PullResult, repo: str) -> LastSync:
         message = result.error.message if result.error else "unknown error"
         return LastSync(f"Pull failed: {message}.", "error")
     skipped = f", {len(result.skipped)} skipped" if result.skipped else ""
+    replaced = ""
+    if result.replaced_local:
+        names = ", ".join(r.key for r in result.replaced_local[:3])
+        more = len(result.replaced_local) - 3
+        replaced = (
+            f" Replaced your unpushed change to {names}{f' and {more} more' if more > 0 else ''}"
+            " with the team's version; yours is kept in history (u in the tree undoes it)."
+        )
     return LastSync(
         f"Pulled {repo}: {len(result.written)} written, {result.unchanged} already up to date"
-        f"{skipped}."
+        f"{skipped}.{replaced}",
+        "warning" if replaced else "information",
     )
 
 

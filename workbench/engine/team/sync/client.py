@@ -40,6 +40,7 @@ from workbench.engine.team.sync.models import (
     Overwrite,
     PullResult,
     PushResult,
+    ReplacedLocal,
     SkippedKey,
     SyncError,
     SyncStatus,
@@ -363,6 +364,13 @@ class TeamSyncClient:
         pull fetches again and finds the written files unchanged).
         """
         etag = None if skip_etag_cache else self.state.last_known_checksum
+        if etag is not None and self.state.server_checksums:
+            local = await asyncio.to_thread(self.read_local)
+            if not set(self.state.server_checksums) <= local.all_keys:
+                # A file the server holds is missing here (deleted here, or a teammate's
+                # that a push's checksum covers but no pull brought): a 304 would leave it
+                # missing, so fetch in full (spec 03 §6.5: the next pull restores it).
+                etag = None
         Reporter(on_progress, "pulling", None, unit="entries")(0, "(downloading)", force=True)
         fetched = await self._get_with_retries(etag)
         if fetched.error is not None:
@@ -380,13 +388,16 @@ class TeamSyncClient:
             data = fetched.data
             self.state.server_checksums = self._keepable(data.entry_checksums or {})
             self.state.last_known_checksum = usable_checksum(data.checksum) or fetched.etag
-            written, unchanged, skipped = await self._write_entries(data.entries, on_progress)
+            written, unchanged, skipped, replaced = await self._write_entries(
+                data.entries, on_progress
+            )
             result = PullResult(
                 "ok",
                 written=tuple(written),
                 unchanged=unchanged,
                 skipped=tuple(skipped),
                 checksum=self.state.last_known_checksum,
+                replaced_local=tuple(replaced),
             )
         self._record("pull", result.status, result.error, written=len(result.written))
         self.save_state()
@@ -404,7 +415,7 @@ class TeamSyncClient:
 
     async def _write_entries(
         self, entries: Mapping[str, str], on_progress: ProgressCallback | None = None
-    ) -> tuple[list[str], int, list[SkippedKey]]:
+    ) -> tuple[list[str], int, list[SkippedKey], list[ReplacedLocal]]:
         group = self.history.new_group() if self.history is not None else ""
         limit = asyncio.Semaphore(PULL_WRITE_CONCURRENCY)
         named = await asyncio.to_thread(secrets_in_keys, entries, self._scan)
@@ -434,19 +445,24 @@ class TeamSyncClient:
         report.finish(done)
         written: list[str] = []
         skipped: list[SkippedKey] = []
+        replaced: list[ReplacedLocal] = []
         unchanged = 0
         for key, what, skip in outcomes:
             if skip is not None:
                 skipped.append(skip)
                 continue
             self.state.last_synced[key] = entry_hash(_well_formed(entries[key]))
-            if what == "written":
-                written.append(key)
-            else:
+            if what == "unchanged":
                 unchanged += 1
+                continue
+            written.append(key)
+            if what.startswith("replaced"):
+                history_id = what.removeprefix("replaced").strip() or None
+                replaced.append(ReplacedLocal(display_key(key), history_id))
         written.sort(key=js_sort_key)
         skipped.sort(key=lambda s: js_sort_key(s.key))
-        return written, unchanged, skipped
+        replaced.sort(key=lambda r: js_sort_key(r.key))
+        return written, unchanged, skipped, replaced
 
     def _checked_path(self, key: str, content: str, found: Any) -> Path | SkippedKey:
         """Where a pulled entry may be written, or why it must not be; `found` is the secret
@@ -485,17 +501,25 @@ class TeamSyncClient:
         if len(data) > MAX_FILE_SIZE_BYTES:
             return key, "skipped", SkippedKey(display_key(key), "too_large", f"{len(data)} bytes")
         try:
-            if read_bytes(path, MAX_FILE_SIZE_BYTES, "a team file") == data:
-                return key, "unchanged", None  # identical: leave the file (and its mtime) alone
+            here: bytes | None = read_bytes(path, MAX_FILE_SIZE_BYTES, "a team file")
         except FileNotFoundError:
-            pass
+            here = None
         except OSError as exc:
             reason = exc.strerror or "unreadable"
             return key, "skipped", SkippedKey(display_key(key), "write_failed", reason)
+        if here == data:
+            return key, "unchanged", None  # identical: leave the file (and its mtime) alone
+        # The server wins, but a change made here since the last sync is said, not lost
+        # in silence: the history entry of this write holds it.
+        local_change = here is not None and self.state.last_synced.get(key) != entry_hash(
+            here.decode("utf-8", "replace")
+        )
         try:
             if self.history is not None:
                 note = f"pulled from {self.repo}"
-                self.history.write(path, data, "sync-pull", note=note, group=group)
+                entry = self.history.write(path, data, "sync-pull", note=note, group=group)
+                if local_change:
+                    return key, f"replaced {entry.id}", None
             else:
                 from workbench.engine.atomic import atomic_write_bytes
 
@@ -503,7 +527,7 @@ class TeamSyncClient:
         except OSError as exc:
             reason = exc.strerror or _short(exc)
             return key, "skipped", SkippedKey(display_key(key), "write_failed", reason)
-        return key, "written", None
+        return key, "replaced" if local_change else "written", None
 
     # --- push -------------------------------------------------------------------------
 
@@ -580,8 +604,19 @@ class TeamSyncClient:
                 max_entries=self.state.server_max_entries,
                 error=error,
                 overwritten=tuple(guard.done),
+                skipped_over_limit=local.over_limit,
             )
 
+        if self.state.last_known_checksum is None:
+            # Never synced with this server: a PUT without If-Match would replace whatever
+            # teammates pushed, unseen. Learn the server's hashes first, so the push is
+            # conditional, identical files drop out, and what it replaces is kept and said.
+            probe = await self.fetch_hashes()
+            if isinstance(probe, SyncError):
+                return finish("error", probe)
+            await guard.probed(local, probe.entry_checksums)
+            self.state.server_checksums = self._keepable(probe.entry_checksums)
+            self.state.last_known_checksum = usable_checksum(probe.checksum)
         for attempt in range(MAX_CONFLICT_RETRIES + 1):
             server = self.state.server_checksums
             delta = {

@@ -88,6 +88,18 @@ class LocalSnapshot:
 
 
 @dataclass(frozen=True)
+class ReplacedLocal:
+    """A file changed here since the last sync that a pull replaced (the server wins)."""
+
+    key: str
+    history_id: str | None
+    """The history entry whose undo brings the local version back."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "history_id": self.history_id}
+
+
+@dataclass(frozen=True)
 class PullResult:
     """What a pull did (spec 05 `sync pull`)."""
 
@@ -98,6 +110,8 @@ class PullResult:
     skipped: tuple[SkippedKey, ...] = ()
     checksum: str | None = None
     error: SyncError | None = None
+    replaced_local: tuple[ReplacedLocal, ...] = ()
+    """Of `written`, files changed here since the last sync (kept in history)."""
 
     @property
     def ok(self) -> bool:
@@ -110,6 +124,7 @@ class PullResult:
             "written_keys": list(self.written),
             "unchanged": self.unchanged,
             "skipped": [s.to_json() for s in self.skipped],
+            "replaced_local": [r.to_json() for r in self.replaced_local],
             "checksum": self.checksum,
             "error": None if self.error is None else self.error.to_json(),
         }
@@ -174,6 +189,8 @@ class PushResult:
     suppressed_reason: str | None = None
     overwritten: tuple[Overwrite, ...] = ()
     """Teammates' newer versions this push replaced (after a 412 and the hash probe)."""
+    skipped_over_limit: tuple[str, ...] = ()
+    """Files past the server's entry limit (the last ones in key order), not pushed."""
 
     @property
     def ok(self) -> bool:
@@ -192,6 +209,7 @@ class PushResult:
             "error": None if self.error is None else self.error.to_json(),
             "suppressed_reason": self.suppressed_reason,
             "overwritten": [o.to_json() for o in self.overwritten],
+            "skipped_over_limit": list(self.skipped_over_limit),
         }
 
 
