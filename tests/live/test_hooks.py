@@ -409,3 +409,85 @@ def test_an_automatic_snapshot_gives_up_waiting_and_keeps_what_it_read(
     snap = record.snapshot
     assert snap is not None and 0 < snap.pre_tokens < 167_000
     assert snap.transcript_bytes == live_project.transcript.stat().st_size
+
+
+def session_start(project: LiveProject, run_cli, *flags: str) -> dict:
+    hook = project.hook_input("SessionStart", source="startup")
+    code, out, err = run_cli("hook", "SessionStart", *flags, stdin=hook)
+    assert (code, err) == (0, "")
+    return json.loads(out)
+
+
+def test_session_start_context_stays_within_its_budget(live_project: LiveProject, run_cli) -> None:
+    from workbench.live.hooks import CONTEXT_BUDGET
+
+    pad = "x" * 60  # ~105 characters a line: 200 lines stay under 25,000 characters
+    long_title = "Long " + "y" * 5_000  # one title past the cut as long as a line can be
+    lines = [f"- [Note {i}](note_{i}.md) — {pad}\n" for i in range(1_500)]
+    lines[700] = f"- [{long_title}](long.md) — long\n"
+    (live_project.memory_dir / "MEMORY.md").write_text("".join(lines), encoding="utf-8")
+    answer = session_start(live_project, run_cli, "--context")
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert len(context) <= CONTEXT_BUDGET
+    first = context.splitlines()[0]
+    assert first.startswith("MEMORY.md was cut past line 200, so these entries")
+    assert "Note 200; Note 201; " in first and "Note 1499" not in first
+    shown = first.split(": ", 1)[1].split(" and ")[0].split("; ")
+    more = int(first.rsplit(" and ", 1)[1].split()[0].replace(",", ""))
+    assert len(shown) + more == 1_300  # every dropped entry is named or counted
+    assert "1,500 links to missing files" in answer["systemMessage"]
+    assert len(answer["systemMessage"]) < 1_000
+    # The user's message names the same limit the index report does.
+    message = answer["systemMessage"].splitlines()[0]
+    assert "200 of 1,500 entries loaded; 1,300 fell off past line 200: Note 200" in message
+    assert "character limit" not in message
+
+
+def test_session_start_counts_past_the_itemised_lines(live_project: LiveProject, run_cli) -> None:
+    # Only the first 10,000 lines are itemised; the counts come from the report's totals.
+    (live_project.memory_dir / "MEMORY.md").write_text(
+        "".join(f"- [N{i}](n{i}.md)\n" for i in range(20_000)), encoding="utf-8"
+    )
+    engine = Engine.open(live_project.root)
+    report = engine.memories.index(False)
+    assert (report.loaded_lines, report.dropped_lines) == (200, 19_800)
+    message = session_start(live_project, run_cli)["systemMessage"].splitlines()[0]
+    assert "200 of 20,000 lines loaded; 19,800 fell off past line 200: N200, N201, N202" in message
+    assert message.endswith("and 19,797 more")
+
+
+def test_session_start_shows_no_secret_in_a_name(live_project: LiveProject, run_cli) -> None:
+    token = make_token("github-pat", seed="session-start")
+    memory = live_project.memory_dir
+    stale = memory / f"stale-{token}.md"
+    stale.write_text("---\nname: s\ndescription: s\ntype: user\n---\n\ns\n", encoding="utf-8")
+    os.utime(stale, (stale.stat().st_mtime - 90 * 86_400,) * 2)
+    (memory / "MEMORY.md").write_text(
+        f"- [Stale]({stale.name}) — old\n- [x]({token}.md)\n"
+        + index_lines(200)
+        + f"- [Deploy with {token}](deploy.md) — past the cut\n",
+        encoding="utf-8",
+    )
+    answer = session_start(live_project, run_cli, "--context")
+    shown = json.dumps(answer)
+    assert token not in shown
+    message = answer["systemMessage"]
+    assert "202 links to missing files: [REDACTED].md, note_0.md" in message
+    assert "stale-[REDACTED].md (90 days)" in message
+    assert "Deploy with [REDACTED]" in answer["hookSpecificOutput"]["additionalContext"]
+
+
+def test_post_compact_names_lost_facts_short_and_redacted() -> None:
+    from workbench.engine.context.compaction_log import CompactionRecord, LossReport
+    from workbench.live.hooks import MAX_NAME_CHARS, describe_loss
+
+    token = make_token("github-pat", seed="post-compact")
+    command = "python -c '" + "x" * 4_000 + "'"
+    report = LossReport(
+        created="t", summary_source="transcript", summary_chars=10, boundary_uuid=None,
+        trigger="auto", pre_tokens=None, post_tokens=None, kept={},
+        lost={"commands": (command, f"gh auth login --with-token {token}")},
+    )  # fmt: skip
+    message = describe_loss(CompactionRecord("id", "p", None, report))
+    assert token not in message and "--with-token [REDACTED]" in message
+    assert len(message) < 3 * MAX_NAME_CHARS

@@ -376,3 +376,54 @@ def test_stdio_keeps_stdout_for_the_protocol(live_project: LiveProject) -> None:
     assert done.stdout == "" and "Traceback" not in done.stderr
     assert time.monotonic() - started < START_TIMEOUT
     assert Path(live_project.memory_dir / "MEMORY.md").exists()
+
+
+async def test_a_secret_in_a_file_name_never_comes_back(live_project: LiveProject) -> None:
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    from workbench.live.mcp_server import build_server
+
+    token = make_token("github-pat", seed="mcp-file-name")
+    name = f"tok-{token}.md"
+    (live_project.memory_dir / name).write_text(
+        "---\nname: Token note\ndescription: a note named after a token\ntype: reference\n---\n\n"
+        "Rotate it.\n",
+        encoding="utf-8",
+    )
+    server = build_server(Engine.open(live_project.root))
+    async with Client(server) as client:
+        listed = (await client.list_resources()).resources
+        shown = json.dumps([r.model_dump(mode="json") for r in listed])
+        assert token not in shown
+        [secret] = [r for r in listed if "[REDACTED]" in r.name]
+        assert secret.name == "tok-[REDACTED].md"
+        assert "[REDACTED]" not in str(secret.uri)  # opaque, and it still resolves
+        read = await client.read_resource(str(secret.uri))
+        assert read.contents[0].text.endswith("Rotate it.\n")
+        plain = {str(r.uri) for r in listed if r is not secret}
+        assert plain == {"workbench://memory/MEMORY.md", "workbench://memory/feedback_testing.md"}
+
+        got = payload(await client.call_tool("get_memory", {"path": name}))
+        assert token not in json.dumps(got) and got["resource"] == str(secret.uri)
+        for tool, args in (
+            ("list_memories", {}),
+            ("search_memories", {"query": "rotate"}),
+            ("lint_memories", {}),
+            ("memory_index_report", {}),
+        ):
+            result = await client.call_tool(tool, args)
+            assert token not in result.content[0].text, tool
+        # Errors name what they refuse; a secret in that name comes back redacted too.
+        for tool, args in (
+            ("get_memory", {"path": f"gone-{token}.md"}),
+            (
+                "save_memory",
+                {"type": "user", "name": "n", "description": "d", "body": "b", "file": name},
+            ),
+        ):
+            message = error_text(await client.call_tool(tool, args))
+            assert token not in message and "[REDACTED]" in message, tool
+        with pytest.raises(MCPError) as raised:
+            await client.read_resource(f"workbench://memory/gone-{token}.md")
+        assert token not in str(raised.value)

@@ -196,3 +196,43 @@ def test_scrub_removes_every_form_of_the_password():
     with pytest.raises(ValueError) as refused:
         parse_database(f"postgresql://u:%zz{password}@h/db")
     assert password not in str(refused.value) and "***" in str(refused.value)
+
+
+def test_client_supplied_text_is_logged_and_measured_without_its_secrets(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
+    import logging
+
+    from secretgen import make_token
+
+    from workbench.server import TeamServer
+    from workbench.server.observability import JsonFormatter
+
+    token = make_token("github-pat", seed="server-log")
+    auth = {"Authorization": "Bearer " + _piece("log", "test", "token")}
+    caplog.set_level(logging.INFO, logger="workbench.server")
+    with (
+        TeamServer(tmp_path / "db.sqlite3", [auth["Authorization"][7:]]) as server,
+        httpx.Client(base_url=server.url, headers=auth) as http,
+    ):
+        secret_repo = {"repo": f"acme/{token}"}
+        stored = http.put(PATH, params=secret_repo, json={"entries": {"a.md": "A\n"}})
+        assert stored.status_code == 200  # served as before: only what is shown changes
+        assert http.get(PATH, params=secret_repo).status_code == 200
+        named = http.get("/x", headers={"X-Request-Id": token})
+        # The id comes back as it is logged: a new one, as for an id that is not plain.
+        assert named.headers["x-request-id"] != token
+        assert len(named.headers["x-request-id"]) == 32
+        odd = http.request(token, PATH, params=REPO)
+        plain = http.get(PATH, params=REPO, headers={"X-Request-Id": "trace-7"})
+        assert plain.headers["x-request-id"] == "trace-7"
+        metrics = http.get("/metrics").text
+    records = [r for r in caplog.records if r.name == "workbench.server" and hasattr(r, "fields")]
+    logged = "\n".join(JsonFormatter().format(r) for r in records)
+    assert token not in logged and token not in metrics
+    fields = [r.fields for r in records]  # type: ignore[attr-defined]
+    assert {"acme/[REDACTED]"} == {f["repo"] for f in fields if "REDACTED" in f.get("repo", "")}
+    assert named.headers["x-request-id"] in {f["request_id"] for f in fields}
+    assert "trace-7" in {f["request_id"] for f in fields}
+    assert odd.headers["x-request-id"] in {f["request_id"] for f in fields}
+    assert 'repo="acme/[REDACTED]"' in metrics

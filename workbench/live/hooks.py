@@ -38,6 +38,14 @@ EVENTS = ("SessionStart", "PreCompact", "PostCompact", "Stop", "SessionEnd")
 PREFIX = "Memory Workbench"
 MAX_NAMED = 3
 """How many entries, files or facts a message names before it says "and N more"."""
+MAX_NAME_CHARS = 80
+"""A name (an entry's title, a file, a fact) is shown up to this many characters: an index
+line alone can be 25,000 characters long."""
+CONTEXT_BUDGET = 3_000
+"""The most characters `--context` adds to the model's context. It is added at the start of
+every session, before the user says anything, so it stays a small fixed cost (under 1,000
+tokens): a few dozen names tell the model what kind of memory it is missing, and the rest are
+counted ("and N more"), since their files are still in the memory folder to be read."""
 
 
 class HookOptions(Record):
@@ -112,9 +120,39 @@ def answer(
     return turn_end(open_engine, hook, options)
 
 
-def _more(names: Sequence[str], limit: int = MAX_NAMED) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+def _shown(name: str) -> str:
+    """`name` as a message shows it: secrets redacted (Claude Code's rules), then cut short.
+
+    Redaction is imported here, when there is a name to show, so a session whose index loads
+    whole never pays for it.
+    """
+    from workbench.engine.team.secrets.redaction import redact_secrets
+
+    text = redact_secrets(name)  # before the cut, which could leave a secret no rule matches
+    return text if len(text) <= MAX_NAME_CHARS else text[: MAX_NAME_CHARS - 1] + "…"
+
+
+def _more(names: Sequence[str], limit: int = MAX_NAMED, *, total: int | None = None) -> str:
+    """The first `limit` names, then "and N more" out of `total` (default: all of `names`)."""
+    total = len(names) if total is None else total
+    shown = [_shown(n) for n in names[:limit]]
+    rest = total - len(shown)
+    return ", ".join(shown) + (f" and {rest:,} more" if rest > 0 else "")
+
+
+def _fit(names: Sequence[str], room: int, *, total: int, sep: str = ", ") -> str:
+    """As many names as fit in `room` characters, then "and N more" out of `total`."""
+    shown: list[str] = []
+    used = 0
+    tail = len(f" and {total:,} more")
+    for name in names:
+        text = _shown(name)
+        if used + len(sep) + len(text) + tail > room:
+            break
+        shown.append(text)
+        used += len(sep) + len(text)
+    rest = total - len(shown)
+    return sep.join(shown) + (f" and {rest:,} more" if rest > 0 else "")
 
 
 # --- SessionStart -----------------------------------------------------------------------
@@ -139,6 +177,14 @@ class LoadSummary(Record):
     max_length: int = 25_000
     dropped_lines: int = 0
     """Lines past the cut, entries or not."""
+    loaded_lines: int = 0
+    unlisted_lines: int = 0
+    """Lines past the ones the report itemises: entries there are counted as lines."""
+
+    @property
+    def dropped_total(self) -> int:
+        """How many fell off: entries when every line was itemised, else lines."""
+        return self.dropped_lines if self.unlisted_lines else len(self.dropped)
 
     @property
     def problems(self) -> bool:
@@ -164,7 +210,10 @@ def load_summary(
         if days > stale_days:
             stale.append((entry.target.strip("<>"), days))
     reason = None
-    if report.length_truncated:  # applied after the line cut, so it decides where loading ends
+    # The character limit is checked on the whole file, but applied after the line cut: it
+    # did the cut only when fewer lines load than the line limit alone would keep.
+    whole = min(report.line_count, report.max_lines)
+    if report.length_truncated and report.loaded_lines < whole:
         reason = f"at the {report.max_length:,}-character limit, after line {report.loaded_lines}"
     elif report.line_truncated:
         reason = f"past line {report.max_lines}"
@@ -182,6 +231,8 @@ def load_summary(
         max_lines=report.max_lines,
         max_length=report.max_length,
         dropped_lines=report.dropped_lines,
+        loaded_lines=report.loaded_lines,
+        unlisted_lines=report.unlisted_lines,
     )
 
 
@@ -190,10 +241,13 @@ def describe_load(summary: LoadSummary) -> list[str]:
     if not summary.exists:
         return [f"{summary.name}: none yet, so no memory index is loaded"]
     if summary.dropped:
+        if summary.unlisted_lines:
+            loaded = f"{summary.loaded_lines:,} of {plural(summary.lines, 'line')}"
+        else:
+            loaded = f"{summary.loaded:,} of {plural(summary.entries, 'entry')}"
         head = (
-            f"{summary.name}: {summary.loaded} of {plural(summary.entries, 'entry')} "
-            f"loaded; {len(summary.dropped)} fell off {summary.reason}: "
-            f"{_more(list(summary.dropped))}"
+            f"{summary.name}: {loaded} loaded; {summary.dropped_total:,} fell off "
+            f"{summary.reason}: {_more(summary.dropped, total=summary.dropped_total)}"
         )
     else:
         size = (
@@ -212,33 +266,40 @@ def describe_load(summary: LoadSummary) -> list[str]:
     lines = [head]
     if summary.dangling:
         lines.append(
-            f"  {plural(len(summary.dangling), 'link')} to missing files: "
-            f"{_more(list(summary.dangling))}"
+            f"  {plural(len(summary.dangling), 'link')} to missing files: {_more(summary.dangling)}"
         )
     if summary.stale:
-        named = [f"{target} ({days} days)" for target, days in summary.stale]
+        named = [f"{_shown(target)} ({days} days)" for target, days in summary.stale[:MAX_NAMED]]
+        more = len(summary.stale) - len(named)
         lines.append(
             f"  {plural(len(summary.stale), 'loaded entry')} not updated "
-            f"for over a month: {_more(named)}"
+            f"for over a month: {', '.join(named)}" + (f" and {more:,} more" if more else "")
         )
     return lines
 
 
 def model_context(summaries: Sequence[LoadSummary]) -> str | None:
     """What the model is told with `--context`: the memories it will not see in the index."""
-    notes = []
+    parts: list[tuple[str, Sequence[str], int, str]] = []
     for summary in summaries:
         if summary.dropped:
-            notes.append(
+            head = (
                 f"{summary.name} was cut {summary.reason}, so these entries are not in the "
-                f"loaded index; their memory files still exist and can be read when relevant: "
-                + "; ".join(summary.dropped)
+                "loaded index; their memory files still exist and can be read when relevant: "
             )
+            parts.append((head, summary.dropped, summary.dropped_total, "; "))
         if summary.dangling:
-            notes.append(
-                f"{summary.name} links to files that do not exist: " + ", ".join(summary.dangling)
-            )
-    return "\n".join(notes) or None
+            head = f"{summary.name} links to files that do not exist: "
+            parts.append((head, summary.dangling, len(summary.dangling), ", "))
+    if not parts:
+        return None
+    # Each note gets an equal share of the budget (a newline between them).
+    share = (CONTEXT_BUDGET - len(parts) + 1) // len(parts)
+    notes = [
+        head + _fit(names, share - len(head), total=total, sep=sep)
+        for head, names, total, sep in parts
+    ]
+    return "\n".join(notes)
 
 
 def session_start(engine: Engine, hook: HookInput, options: HookOptions) -> dict[str, Any] | None:

@@ -23,7 +23,7 @@ from pydantic import Field, ValidationError
 
 from workbench import __version__
 from workbench.engine.errors import UserInputError, WorkbenchError
-from workbench.live.mcp_tools import RESOURCE_PREFIX, MemoryTools
+from workbench.live.mcp_tools import RESOURCE_PREFIX, MemoryTools, is_resource_uri
 
 if TYPE_CHECKING:
     from starlette import types as asgi
@@ -50,7 +50,11 @@ DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_worl
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """An error as one line, with any secret it names redacted (errors quote paths and the
+    arguments they refuse, and a file name can hold a credential)."""
+    from workbench.engine.team.secrets.redaction import redact_secrets
+
+    return redact_secrets(" ".join(text.split()))
 
 
 def _validation_message(exc: ValidationError) -> str:
@@ -85,8 +89,8 @@ class WorkbenchMCPServer(MCPServer):
 
     async def read_resource(self, uri: Any, context: Any = None) -> Iterable[ReadResourceContents]:
         text = str(uri)
-        if not text.startswith(RESOURCE_PREFIX):
-            raise ResourceNotFoundError(f"Unknown resource: {text}")
+        if not is_resource_uri(text):
+            raise ResourceNotFoundError(_one_line(f"Unknown resource: {text}"))
         try:
             content = self.memory_tools.read_resource(text)
         except WorkbenchError as exc:

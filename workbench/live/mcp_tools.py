@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 SOURCE = "mcp"
 """How proposals made through the MCP server are labelled in the review queue."""
 RESOURCE_PREFIX = "workbench://memory/"
+OPAQUE_PREFIX = "workbench://memory-id/"
+"""The resources of memory files whose path holds a secret: `memory-id/<sha256 of the path>`."""
 MAX_SEARCH_RESULTS = 50
 MAX_FACTS_SHOWN = 20
 _SNIPPET_WIDTH = 160
@@ -58,13 +60,30 @@ def scrub(value: Any, redact: Callable[[str], str] | None = None) -> Any:
 
 
 def resource_uri(rel_path: str) -> str:
-    """`workbench://memory/<path>` for a path relative to the memory folder."""
+    """`workbench://memory/<path>` for a path relative to the memory folder.
+
+    A path that holds a secret would carry it in the URI, so it gets an opaque URI instead,
+    `workbench://memory-id/<hash of the path>`, which `MemoryTools.read_resource` resolves
+    by listing the folder (the hash is one way; the secret is not recoverable from it).
+    """
+    if _redactor()(rel_path) != rel_path:
+        return OPAQUE_PREFIX + _path_hash(rel_path)
     return RESOURCE_PREFIX + quote(rel_path, safe="/")
+
+
+def _path_hash(rel_path: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(rel_path.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def is_resource_uri(uri: str) -> bool:
+    return uri.startswith((RESOURCE_PREFIX, OPAQUE_PREFIX))
 
 
 def path_from_uri(uri: str) -> str:
     if not uri.startswith(RESOURCE_PREFIX):
-        raise NotFoundError(f"not a memory resource: {uri}")
+        raise NotFoundError(f"not a memory resource: {_redactor()(uri)}")
     return unquote(uri[len(RESOURCE_PREFIX) :])
 
 
@@ -385,6 +404,7 @@ class MemoryTools:
         """MEMORY.md (and the team index) first, then every memory file."""
         out = []
         loc = self.engine.locations
+        redact = _redactor()
         with self.lock:
             for team, entry_path in ((False, loc.entrypoint), (True, loc.team_entrypoint)):
                 if os.path.isfile(entry_path):
@@ -397,14 +417,17 @@ class MemoryTools:
                 out.append(
                     ResourceInfo(
                         resource_uri(entry.path),
-                        entry.path,
-                        _redactor()(entry.description or entry.name),
+                        redact(entry.path),
+                        redact(entry.description or entry.name),
                     )
                 )
         return out
 
     def read_resource(self, uri_or_path: str) -> str:
-        rel = path_from_uri(uri_or_path) if "://" in uri_or_path else uri_or_path
+        if uri_or_path.startswith(OPAQUE_PREFIX):
+            rel = self._path_of_hash(uri_or_path[len(OPAQUE_PREFIX) :])
+        else:
+            rel = path_from_uri(uri_or_path) if "://" in uri_or_path else uri_or_path
         with self.lock:
             target = self._memory_path(rel, index_ok=True)
             try:
@@ -416,6 +439,14 @@ class MemoryTools:
             except IsADirectoryError:
                 raise NotFoundError(f"{rel} is a folder") from None
         return _redactor()(text)
+
+    def _path_of_hash(self, digest: str) -> str:
+        """The memory file an opaque resource URI names (see `resource_uri`)."""
+        with self.lock:
+            for entry in self.engine.memories.list("all"):
+                if _path_hash(entry.path) == digest:
+                    return entry.path
+        raise NotFoundError("no memory file has that resource id (renamed or deleted?)")
 
     # --- helpers ----------------------------------------------------------------------
 

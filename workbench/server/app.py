@@ -43,7 +43,7 @@ from workbench.server.config import (
     ServerConfig,
 )
 from workbench.server.keys import key_rejection, repo_is_valid
-from workbench.server.observability import LOGGER_NAME, Metrics, RequestObserver
+from workbench.server.observability import LOGGER_NAME, Metrics, RequestObserver, shown
 from workbench.server.store import StoreUnavailable, parse_etag_list
 
 if TYPE_CHECKING:
@@ -176,7 +176,8 @@ def create_app(
         repo = request.query_params.get("repo", "")
         if not repo_is_valid(repo):
             return error_response(400, "repo must be given as owner/name", "invalid_repo")
-        request.state.repo = repo
+        # The repo is the client's text: what the log and /metrics show is redacted.
+        request.state.repo = shown(repo)
         if request.method in ("GET", "HEAD"):
             return await _get(request, org, repo)
         return await _put(request, org, repo)
@@ -192,7 +193,9 @@ def create_app(
             return _unavailable(exc)
         if snapshot is None:
             return error_response(404, "no team memory stored for this repo", "not_found")
-        meter.repo_size(org, repo, len(snapshot.entry_checksums), snapshot.total_bytes)
+        meter.repo_size(
+            org, request.state.repo, len(snapshot.entry_checksums), snapshot.total_bytes
+        )
         etag = f'"{snapshot.checksum}"'
         if not hashes_only:
             wanted = request.headers.get("if-none-match")
@@ -261,7 +264,7 @@ def create_app(
             return JSONResponse(
                 {"error": {"message": message, "details": details}}, status_code=413
             )
-        meter.repo_size(org, repo, outcome.total_entries, outcome.total_bytes)
+        meter.repo_size(org, request.state.repo, outcome.total_entries, outcome.total_bytes)
         body_out = {
             "organizationId": org,
             "repo": repo,

@@ -23,11 +23,15 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 LOGGER_NAME = "workbench.server"
 REQUEST_ID_HEADER = "x-request-id"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
+_METHODS = frozenset(("GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS", "PATCH"))
+_MAX_SHOWN_METHOD = 32
+"""Longer methods are logged as `other`: a cut could keep part of a secret past its rule."""
 PUT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 Scope = MutableMapping[str, Any]
@@ -201,14 +205,34 @@ def uvicorn_log_config(log_format: str) -> dict[str, Any]:
 
 
 def request_id_from(headers: list[tuple[bytes, bytes]]) -> str:
-    """The client's X-Request-Id when it is plain and short, else a new one."""
+    """The client's X-Request-Id when it is plain, short and no credential, else a new one.
+
+    An id holding a secret is replaced rather than redacted, so the id logged is still the
+    one the response carries back.
+    """
     for name, value in headers:
         if name == b"x-request-id":
             text = value.decode("latin-1").strip()
-            if _REQUEST_ID.match(text):
+            if _REQUEST_ID.match(text) and shown(text) == text:
                 return text
             break
     return uuid.uuid4().hex
+
+
+@lru_cache(maxsize=4096)
+def shown(text: str) -> str:
+    """Client-supplied text (a repo, a method, a request id) as the request log and `/metrics`
+    may show it: Claude Code's secret rules applied, each secret `[REDACTED]`.
+
+    The server is measured in requests per second, so this stays cheap: the texts are short
+    (the callers bound them), the prefilter's keyword gate settles most in about two
+    microseconds without running a rule, and the same few repos and methods come back on
+    every request, which the cache answers with one look-up. The `re` prefilter is asked by
+    name so that logging never moves the process to compiling hyperscan's database.
+    """
+    from workbench.engine.team.secrets.redaction import redact_secrets
+
+    return redact_secrets(text, backend="re")
 
 
 class RequestObserver:
@@ -249,6 +273,8 @@ class RequestObserver:
         path = scope.get("path", "")
         route = path if path in self.routes else "other"
         method = scope.get("method", "")
+        if method not in _METHODS:  # any token is a method to h11: the client wrote it
+            method = shown(method) if len(method) <= _MAX_SHOWN_METHOD else "other"
         metrics = self.metrics
         if metrics is not None:
             metrics.requests.labels(route, method, str(status)).inc()
