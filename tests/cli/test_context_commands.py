@@ -466,3 +466,68 @@ def test_credentials_in_a_session_never_reach_the_output(tmp_path, capsys):
     for out in outputs:
         assert key not in out and token not in out
     assert any("[REDACTED]" in out for out in outputs)
+
+
+def test_restored_files_are_sized_from_the_fullest_text_and_say_so(capsys, project):
+    """A file last read ten lines at a time is sized from its earlier full read, one seen
+    only in part says so; `compact-preview` and `context` give the same figure and words."""
+    from tests.engine.context.test_ctx_restore_sizes import WHOLE, read
+
+    b = SessionBuilder(seed=3, session_id="33333333-cccc-4ccc-8ccc-333333333333")
+    b.prompt("Fix the rounding")
+    read(b, "/nowhere/billing.py", WHOLE)
+    read(b, "/nowhere/billing.py", WHOLE, offset=22, limit=10)
+    read(b, "/nowhere/rates.py", WHOLE, offset=100, limit=20)
+    b.reply("Fixed.")
+    b.write(project["new"].parent / f"{b.session_id}.jsonl")
+    code, out, _ = run(capsys, project, "compact-preview", "33333333", "--json")
+    assert code == 0
+    files = {f["path"]: f for f in json.loads(out)["restored_files"]}
+    billing, rates = files["/nowhere/billing.py"], files["/nowhere/rates.py"]
+    assert (billing["size_source"], rates["size_source"]) == ("full-read", "partial-read")
+    assert billing["tokens"] > 2_000 > 500 > rates["tokens"]
+    code, text, _ = run(capsys, project, "compact-preview", "33333333")
+    assert (
+        f"+ /nowhere/billing.py  ≈{billing['tokens']:,} tokens  (attached in full, sized from "
+        "its last full read)" in text
+    )
+    assert (
+        f"+ /nowhere/rates.py  ≈{rates['tokens']:,} tokens  (attached in full, sized from a "
+        "partial read; the whole file is larger)" in text
+    )
+    code, out, _ = run(capsys, project, "context", "33333333", "--json")
+    fates = {i["label"]: i["compaction"] for i in json.loads(out)["largest"]}
+    assert fates["Read /nowhere/billing.py"] == (
+        f"summarised, then re-attached in full (≈{billing['tokens']:,} tokens, sized from its "
+        "last full read)"
+    )
+    assert fates["Read /nowhere/rates.py"] == (
+        f"summarised, then re-attached (≈{rates['tokens']:,} tokens, sized from a partial "
+        "read; the whole file is larger)"
+    )
+
+
+SPOTTER_RESTORED = {
+    # file: (tokens, size source) — before the fix, the last partial Read: 191, 295, 211, 625
+    "waiting_summary/slice_builder.ex": (1_470, "edit"),
+    "services/waiting_summary.ex": (1_590, "edit"),
+    "live/subagent_live.ex": (2_523, "edit"),
+    "assets/js/app.js": (3_162, "edit"),
+    "tasks/b7636e2.output": (4_530, "full-read"),
+}
+
+
+def test_spotter_restored_files_are_sized_from_the_whole_file(capsys, project, shared_transcripts):
+    """The real session: each of the five files was last read in part after being read
+    whole and edited; none of them is on this machine."""
+    path = shared_transcripts / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    code, out, _ = run(capsys, project, "compact-preview", str(path), "--json")
+    assert code == 0
+    found = {
+        next(key for key in SPOTTER_RESTORED if f["path"].endswith(key)): (
+            f["tokens"],
+            f["size_source"],
+        )
+        for f in json.loads(out)["restored_files"]
+    }
+    assert found == SPOTTER_RESTORED

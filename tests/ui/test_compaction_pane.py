@@ -350,6 +350,37 @@ def test_paths_shown_relative_to_the_shared_folder():
     assert common_root(["/a/x.py", "/b/y.py"]) is None  # nothing useful in common
 
 
+def test_restored_files_say_what_their_figure_was_sized_from(tmp_path):
+    """A file on disk shows its figure alone; one known only from the transcript carries
+    "≈" and where the figure came from, and a partial read claims nothing more."""
+    from tests.engine.context.test_ctx_restore_sizes import WHOLE, read
+    from workbench.devtools.synth import SessionBuilder
+    from workbench.ui.panes.compaction_view import files_section
+
+    (tmp_path / "proj").mkdir()
+    on_disk = tmp_path / "proj" / "now.py"
+    on_disk.write_text(WHOLE, encoding="utf-8")
+    b = SessionBuilder(seed=4, cwd=str(tmp_path / "proj"))
+    b.prompt("Fix the rounding")
+    read(b, "/nowhere/billing.py", WHOLE)
+    read(b, "/nowhere/billing.py", WHOLE, offset=22, limit=10)
+    read(b, "/nowhere/rates.py", WHOLE, offset=100, limit=20)
+    read(b, str(on_disk), WHOLE, offset=1, limit=5)
+    transcript = b.write(tmp_path / "s.jsonl")
+    engine = Engine.open(tmp_path / "proj", config_home=str(tmp_path / "claude"))
+    preview = engine.context.compact_preview(transcript, now=datetime.fromtimestamp(NOW, tz=UTC))
+    sized = {os.path.basename(f.path): f for f in preview.files.files}
+    _, body = files_section(preview, None)
+    lines = {line.split()[1]: line for line in body.plain.splitlines() if line.startswith("+")}
+    assert lines["/nowhere/billing.py"].endswith(
+        f"≈{sized['billing.py'].tokens:,}  sized from its last full read"
+    )
+    assert lines["/nowhere/rates.py"].endswith(
+        f"≈{sized['rates.py'].tokens:,}  sized from a partial read; the whole file is larger"
+    )
+    assert lines[str(on_disk)].endswith(f"  {sized['now.py'].tokens:,}")
+
+
 def test_bar_allocation_is_exact_and_keeps_small_parts_visible():
     assert allocate([50, 50], 100, 10) == [5, 5]
     cells = allocate([990, 10], 1000, 20)

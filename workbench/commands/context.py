@@ -428,9 +428,9 @@ def run_compact_preview(args: argparse.Namespace) -> int:
             )
         for f in preview.files.files:
             mark = "+" if f.included else "-"
-            con.print(
-                f"  {mark} {f.path}  {f.tokens:,} tokens  ({f.reason}, {f.source})", markup=False
-            )
+            figure = f"≈{f.tokens:,}" if f.size_note else f"{f.tokens:,}"
+            why = ", ".join(note for note in (f.reason, f.size_note or f.source) if note)
+            con.print(f"  {mark} {f.path}  {figure} tokens  ({why})", markup=False)
         for s in preview.skills:
             con.print(
                 f"  {'+' if s.included else '-'} skill {s.name}  {s.tokens:,} tokens", markup=False

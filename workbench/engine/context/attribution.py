@@ -660,7 +660,9 @@ def _fates(
         compactable=frozenset(COMPACTABLE_TOOLS),
         cleared={c.tool_use_id: c.tokens for c in micro.cleared},
         kept=frozenset(micro.kept_tool_use_ids),
-        restored={f.path: (f.included, f.kind, f.tokens, f.reason) for f in plan.files},
+        restored={
+            f.path: (f.included, f.kind, f.tokens, f.reason, f.how_attached) for f in plan.files
+        },
         skipped=dict(plan.skipped),
         partial=claude is not None and claude.profile.partial.keeps_recent_messages,
     )

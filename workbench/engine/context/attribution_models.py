@@ -199,8 +199,9 @@ class ItemFates:
     """tool_use_id → tokens saved, for the results it would clear."""
     kept: frozenset[str]
     """The latest compactable results it keeps."""
-    restored: Mapping[str, tuple[bool, str, int, str | None]]
-    """path → (re-attached, `file` or a reference kind, tokens, why not) after a compaction."""
+    restored: Mapping[str, tuple[bool, str, int, str | None, str]]
+    """path → (re-attached, `file` or a reference kind, tokens, why not, how: "in full (2,310
+    tokens)", "as a reference (…)", or with the figure's caveat) after a compaction."""
     skipped: Mapping[str, str]
     partial: bool
     """The release keeps the latest messages verbatim through a compaction."""
@@ -232,8 +233,7 @@ class ItemFates:
         if category.startswith("tool_result:Read") and path:
             found = self.restored.get(path)
             if found is not None and found[0]:
-                how = "in full" if found[1] == "file" else "as a reference"
-                return f"summarised, then re-attached {how} ({found[2]:,} tokens)"
+                return f"summarised, then re-attached {found[4]}"
             reason = (found[3] if found is not None else None) or self.skipped.get(path, "")
             return "summarised; not re-attached" + (f" ({reason})" if reason else "") + tail
         return "summarised" + tail

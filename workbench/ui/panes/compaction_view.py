@@ -387,15 +387,18 @@ def files_section(preview: CompactPreview, root: str | None) -> Section:
         )
     names = [short_path(f.path, root) for f in plan.files]
     name_w = min(44, max((len(n) for n in names), default=0))
-    token_w = max((len(f"{f.tokens:,}") for f in plan.files), default=1)
-    for f, name in zip(plan.files, names, strict=True):
+    # Not sized from the file on disk: "≈" on the figure, and what it came from.
+    figures = [("≈" if f.size_note else "") + f"{f.tokens:,}" for f in plan.files]
+    token_w = max((len(figure) for figure in figures), default=1)
+    for f, name, figure in zip(plan.files, names, figures, strict=True):
         usual = f.included and f.reason == "attached in full"
+        notes = [note for note in ("" if usual else f.reason, f.size_note) if note]
         lines.append(
             Content.assemble(
                 ("+ ", RESTORED) if f.included else ("− ", "$foreground-muted"),
                 (name.ljust(name_w), "" if f.included else "$foreground-muted"),
-                (f"  {f.tokens:>{token_w},}", "bold" if f.included else "$foreground-muted"),
-                ("" if usual else f"  {f.reason}", "$foreground-muted"),
+                (f"  {figure:>{token_w}}", "bold" if f.included else "$foreground-muted"),
+                ("  " + " · ".join(notes) if notes else "", "$foreground-muted"),
             )
         )
     for skill in preview.skills:

@@ -112,7 +112,13 @@ class CompactPreview:
             "full": full,
             "microcompact": micro,
             "restored_files": [
-                {"path": f.path, "tokens": f.tokens, "kind": f.kind, "source": f.source}
+                {
+                    "path": f.path,
+                    "tokens": f.tokens,
+                    "kind": f.kind,
+                    "source": f.source,
+                    "size_source": f.size_source,
+                }
                 for f in self.files.restored
             ],
             "file_restoration": self.files.to_json(),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,14 @@ class FileRead:
     tool_use_id: str
     uuid: str | None
     content: str | None
-    """The text the tool returned, line numbers removed (None when not recorded)."""
+    """The fullest text of the file the transcript holds (None when not recorded): the
+    file as last read in full or as an edit left it, else the largest partial read."""
+    content_from: str | None = None
+    """Where `content` came from: `full-read`, `edit` (an Edit's or Write's result) or
+    `partial-read` (only part of the file was ever seen)."""
+    cwd: str | None = None
+    """The session's working directory when the file was read (relative paths resolve
+    against it)."""
 
 
 def _results_by_id(raws: Sequence[Mapping[str, Any]]) -> dict[str, tuple[Mapping, Mapping]]:
@@ -71,6 +78,50 @@ def _result_text(raw: Mapping[str, Any], block: Mapping[str, Any]) -> str | None
     return _LINE_NUMBER.sub("", content)
 
 
+def _read_was_whole(raw: Mapping[str, Any], tool_input: Mapping[str, Any]) -> bool:
+    """Whether a Read returned the whole file: its recorded line range covers every line,
+    or (with no range recorded) it was called without an offset or a limit."""
+    structured = raw.get("toolUseResult")
+    file = structured.get("file") if isinstance(structured, Mapping) else None
+    if isinstance(file, Mapping):
+        start, lines, total = file.get("startLine"), file.get("numLines"), file.get("totalLines")
+        if isinstance(start, int) and isinstance(lines, int) and isinstance(total, int):
+            return start <= 1 and lines >= total
+    return tool_input.get("limit") is None and tool_input.get("offset") in (None, 0, 1)
+
+
+def _text_after_edit(name: str, tool_input: Mapping[str, Any], structured: Any) -> str | None:
+    """The whole file as an Edit, MultiEdit or Write left it, from the result Claude Code
+    recorded (`originalFile` with the edit applied, or the written `content`)."""
+    result = structured if isinstance(structured, Mapping) else {}
+    if name == "Write":
+        content = result.get("content", tool_input.get("content"))
+        return content if isinstance(content, str) else None
+    original = result.get("originalFile")
+    if not isinstance(original, str):
+        return None
+    if name == "Edit":
+        edits: Any = [
+            {
+                "old_string": result.get("oldString", tool_input.get("old_string")),
+                "new_string": result.get("newString", tool_input.get("new_string")),
+                "replace_all": result.get("replaceAll", tool_input.get("replace_all")),
+            }
+        ]
+    else:
+        edits = tool_input.get("edits")
+    text = original
+    for edit in edits if isinstance(edits, list) else ():
+        if not isinstance(edit, Mapping):
+            continue
+        old, new = edit.get("old_string"), edit.get("new_string")
+        if isinstance(old, str) and isinstance(new, str) and old:
+            # An edit whose text is not found verbatim (Claude Code matches curly quotes
+            # too) leaves the estimate at the file before it: close enough for a size.
+            text = text.replace(old, new, -1 if edit.get("replace_all") is True else 1)
+    return text
+
+
 def _joined_texts(content: Any) -> Any:
     """A block list as its non-empty texts, one per line; any other content as it is."""
     if isinstance(content, list):
@@ -80,38 +131,70 @@ def _joined_texts(content: Any) -> Any:
     return content
 
 
+_EDIT_TOOLS = ("Edit", "MultiEdit", "Write")
+
+
 def read_file_state(messages: Sequence[Any]) -> dict[str, FileRead]:
-    """The files read with the Read tool, latest read per path, in reading order."""
+    """The files read with the Read tool, latest read per path, in reading order, each with
+    the fullest text the transcript holds for it (spec 04 §9.12 re-reads the whole file, so
+    a last read of ten lines must not size it)."""
     raws = [as_dict(m) for m in messages]
     results = _results_by_id(raws)
     state: dict[str, FileRead] = {}
+    # path → (text, where from): the latest whole text wins; a partial read only stands in
+    # for a file never seen whole, and then the largest one does.
+    known: dict[str, tuple[str, str]] = {}
     for raw in raws:
         if raw.get("type") != "assistant":
             continue
         for block in content_blocks(raw, "tool_use"):
-            if block.get("name") != "Read":
+            name = block.get("name")
+            if name != "Read" and name not in _EDIT_TOOLS:
                 continue
             tool_input = block.get("input")
-            path = tool_input.get("file_path") if isinstance(tool_input, Mapping) else None
+            if not isinstance(tool_input, Mapping):
+                continue
+            path = tool_input.get("file_path")
             tool_id = block.get("id")
             if not isinstance(path, str) or not isinstance(tool_id, str):
                 continue
             result = results.get(tool_id)
             if result is None:
-                continue  # a read that never completed left nothing in the state
+                continue  # a call that never completed left nothing in the state
             result_raw, result_block = result
             if result_block.get("is_error") is True:
                 continue
+            if name != "Read":
+                after = _text_after_edit(name, tool_input, result_raw.get("toolUseResult"))
+                if after is not None:
+                    known[path] = (after, "edit")
+                continue
+            text = _result_text(result_raw, result_block)
+            if text is not None:
+                if _read_was_whole(result_raw, tool_input):
+                    known[path] = (text, "full-read")
+                else:
+                    previous = known.get(path)
+                    if previous is None or (
+                        previous[1] == "partial-read" and len(previous[0]) < len(text)
+                    ):
+                        known[path] = (text, "partial-read")
             stamp = result_raw.get("timestamp")
             state.pop(path, None)  # re-insert so dict order is reading order
             uuid = result_raw.get("uuid")
+            cwd = raw.get("cwd")
             state[path] = FileRead(
                 path=path,
                 timestamp=stamp if isinstance(stamp, str) else None,
                 tool_use_id=tool_id,
                 uuid=uuid if isinstance(uuid, str) else None,
-                content=_result_text(result_raw, result_block),
+                content=text,
+                cwd=cwd if isinstance(cwd, str) else None,
             )
+    for path, read in state.items():
+        if path in known:
+            text, origin = known[path]
+            state[path] = replace(read, content=text, content_from=origin)
     return state
 
 
@@ -131,6 +214,17 @@ def files_read_in(messages: Sequence[Any]) -> set[str]:
     return paths
 
 
+SIZE_SOURCE_WORDS = {
+    "disk": "",
+    "full-read": "sized from its last full read",
+    "edit": "sized from its last edit",
+    "partial-read": "sized from a partial read; the whole file is larger",
+    "none": "",
+}
+"""How each `size_source` qualifies a restored file's figure, in the words both the
+Compaction pane and `context` use (the file on disk is the usual case and says nothing)."""
+
+
 @dataclass(frozen=True)
 class RestoredFile:
     """One candidate for post-compact restoration and what happens to it."""
@@ -146,6 +240,27 @@ class RestoredFile:
     source: str
     """`disk`, `transcript` (file gone or elsewhere: the recorded read is used) or `none`."""
     read_at: str | None
+    size_source: str = "none"
+    """What the figure was sized from: `disk` (the file now, what Claude Code re-reads),
+    `full-read`, `edit` (the text an Edit or Write left), `partial-read` (only part of the
+    file was seen, so the figure is low) or `none`."""
+
+    @property
+    def size_note(self) -> str:
+        """How far to trust the figure, in words ("" when it is the file on disk)."""
+        return SIZE_SOURCE_WORDS.get(self.size_source, "")
+
+    @property
+    def how_attached(self) -> str:
+        """ "in full (2,310 tokens)", "as a reference (…)", or with the figure's caveat when it
+        was not sized from the file on disk (a partial read's figure claims no "in full")."""
+        if self.kind != "file":
+            return f"as a reference ({self.tokens:,} tokens)"
+        if not self.size_note:
+            return f"in full ({self.tokens:,} tokens)"
+        if self.size_source == "partial-read":
+            return f"(≈{self.tokens:,} tokens, {self.size_note})"
+        return f"in full (≈{self.tokens:,} tokens, {self.size_note})"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -156,6 +271,7 @@ class RestoredFile:
             "included": self.included,
             "reason": self.reason,
             "source": self.source,
+            "size_source": self.size_source,
             "read_at": self.read_at,
         }
 
@@ -184,10 +300,10 @@ class FileRestorationPlan:
         }
 
 
-def _read_disk(path: str, project_root: str | None) -> str | None:
+def _read_disk(path: str, base: str | None) -> str | None:
     target = Path(path)
-    if not target.is_absolute() and project_root:
-        target = Path(project_root) / target
+    if not target.is_absolute() and base:
+        target = Path(base) / target
     try:  # a regular file only: a path named in a transcript may be a pipe or a device
         return read_text(target, _MAX_DISK_READ, "a file to restore", universal_newlines=True)
     except OSError:
@@ -256,10 +372,13 @@ def plan_file_restoration(
     files: list[RestoredFile] = []
     used = 0
     for read in chosen:
-        content = _read_disk(read.path, project_root) if read_disk else None
-        source = "disk" if content is not None else "none"
+        # Claude Code re-reads the file as it is now; when it is not here, the fullest
+        # text the transcript holds stands in, and says what it was.
+        content = _read_disk(read.path, read.cwd or project_root) if read_disk else None
+        source = size_source = "disk" if content is not None else "none"
         if content is None and read.content is not None:
             content, source = read.content, "transcript"
+            size_source = read.content_from or "partial-read"
         if content is None:
             files.append(
                 RestoredFile(
@@ -283,7 +402,17 @@ def plan_file_restoration(
         else:
             reason = f"does not fit the {POST_COMPACT_TOKEN_BUDGET:,}-token budget"
         files.append(
-            RestoredFile(read.path, tokens, file_tokens, kind, fits, reason, source, read.timestamp)
+            RestoredFile(
+                read.path,
+                tokens,
+                file_tokens,
+                kind,
+                fits,
+                reason,
+                source,
+                read.timestamp,
+                size_source,
+            )
         )
     return FileRestorationPlan(tuple(files), tuple(skipped))
 
