@@ -434,3 +434,27 @@ def test_compact_preview_of_no_messages_exits_2(capsys, project, tmp_path, conte
         code, out, err = run(capsys, project, "compact-preview", str(transcript), *extra)
         assert code == 2 and out == "" and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1 and "nothing to compact" in err
+
+
+def test_sessions_spend_on_the_real_transcripts(capsys, tmp_path, shared_transcripts):
+    import shutil
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    home = tmp_path / "claude"
+    folder = home / "projects" / sanitize_path(project_root_for(root))
+    folder.mkdir(parents=True)
+    for name in ("subagent", "compact"):
+        shutil.copy(shared_transcripts / "agentlogs" / f"{name}.jsonl", folder)
+    spotter = "4d5611e5-241a-462a-8d15-5122611a9569"
+    shutil.copy(shared_transcripts / "spotter" / f"{spotter}.jsonl", folder)
+    shutil.copytree(shared_transcripts / "spotter" / spotter, folder / spotter)
+    where = {"root": root, "home": home}
+    code, out, _ = run(capsys, where, "sessions", "--json", "--no-cache")
+    assert code == 0
+    by_id = {s["session_id"]: s for s in json.loads(out)["sessions"]}
+    # The inline Task sidechain (12,409) and, for spotter, the compaction's own call in
+    # subagents/ (173,514) and the subagent calls in agent_progress lines (604,209).
+    assert by_id["subagent"]["tokens_in"] == 44_098
+    assert by_id[spotter]["tokens_in"] == 12_876_004
+    assert by_id[spotter]["calls"] == 139  # the context curve stays the main chain's

@@ -55,6 +55,7 @@ from workbench.engine.userfiles import (
 )
 
 if TYPE_CHECKING:
+    from workbench.engine.context.spend import SpendTally
     from workbench.engine.profiles.detect import ResolvedVersion
 
 LARGEST = 15
@@ -78,6 +79,7 @@ _LABEL_KEYS = {
     "Task": "description",
     "Agent": "description",
 }
+_AGENT_PROGRESS = b'"agent_progress"'
 _PATH_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write", "NotebookEdit"})
 
 
@@ -309,9 +311,10 @@ class _Walk:
         return bool(self.calls) and self.calls[-1].segment == self.segment
 
 
-def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+def _rows(handle: Any, spend: SpendTally | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Main-chain candidates: (line number, entry), each uuid once; lines are bounded (a
-    runaway line is read past, never held or parsed) and numbered as the file numbers them."""
+    runaway line is read past, never held or parsed) and numbered as the file numbers them.
+    With `spend`, the `agent_progress` lines (a subagent's calls) are tallied on the way."""
     seen: set[str] = set()
     limit = TRANSCRIPT_LINE_LIMIT
     pieces = line_pieces(handle, limit)
@@ -323,9 +326,15 @@ def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         kind = sniff_type(line)
         if kind is not None and kind not in _MESSAGE_TYPE_BYTES:
+            if spend is not None and kind == b"progress" and _AGENT_PROGRESS in line:
+                progress = parse_line(line)
+                if progress is not None:
+                    spend.add_progress(progress)
             continue
         raw = parse_line(line)
         if raw is None or raw.get("type") not in MESSAGE_TYPES:
+            if spend is not None and raw is not None and raw.get("type") == "progress":
+                spend.add_progress(raw)
             continue
         uuid = raw.get("uuid")
         if isinstance(uuid, str):
@@ -344,11 +353,13 @@ def attribute_file(
     now: datetime | None = None,
     previews: Mapping[str, Any] | None = None,
     keep_items: bool = True,
+    spend: SpendTally | None = None,
 ) -> AttributionReport:
     """Attribute a transcript file in one streaming pass (see the module docstring).
 
     `previews` carries the file-restoration options of the compaction preview
-    (`project_root`, `excluded_paths`, `plan_dir`); None skips the previews.
+    (`project_root`, `excluded_paths`, `plan_dir`); None skips the previews. `spend`, when
+    given, tallies every call the file records (sidechains and subagent progress too).
     """
     target = Path(path)
     try:
@@ -361,14 +372,15 @@ def attribute_file(
     # The cyclic collector waits, as in the replay: the pass allocates millions of objects
     # none of which is in a cycle, and now keeps every item of the session alive.
     with handle, collection_paused():
-        rows = _rows(handle)
+        rows = _rows(handle, spend)
         first = next(rows, None)
         sidechain = first is not None and first[1].get("isSidechain") is True
-        stream = (
-            row
-            for row in itertools.chain([first] if first else [], rows)
-            if (row[1].get("isSidechain") is True) == sidechain
+        every: Iterator[tuple[int, dict[str, Any]]] = itertools.chain(
+            [first] if first else [], rows
         )
+        if spend is not None:
+            every = _tally(every, spend, sidechain)
+        stream = (row for row in every if (row[1].get("isSidechain") is True) == sidechain)
         return attribute_rows(
             stream,
             transcript=str(target),
@@ -379,6 +391,19 @@ def attribute_file(
             previews=previews,
             keep_items=keep_items,
         )
+
+
+def _tally(
+    rows: Iterator[tuple[int, dict[str, Any]]], spend: SpendTally, sidechain: bool
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows unchanged, each assistant one tallied: an inline sidechain (a v2.0 Task's
+    turns) is left out of the context but was paid for."""
+    for row in rows:
+        raw = row[1]
+        if raw.get("type") == "assistant":
+            main = (raw.get("isSidechain") is True) == sidechain
+            spend.add(raw, "main" if main else "sidechain")
+        yield row
 
 
 def attribute_rows(

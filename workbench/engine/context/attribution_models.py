@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from workbench.engine.context.spend import Spend
     from workbench.engine.context.thresholds import Thresholds
     from workbench.engine.profiles.detect import ResolvedVersion
 
@@ -305,6 +306,8 @@ class AttributionReport:
     each call names its slice (`CallPoint.held_from`, `held_to`)."""
     fates: ItemFates | None = None
     """What the compactions would do to the items now (None: previews skipped)."""
+    spend: Spend | None = None
+    """Every call the session paid for, subagents included (None: not asked for)."""
 
     def added_since_previous(self, number: int) -> dict[str, int]:
         """What call `number` sent beyond the call before it, by category (a call after a
@@ -370,6 +373,8 @@ class AttributionReport:
             ],
             "notes": list(self.notes),
         }
+        if self.spend is not None:
+            data["spend"] = self.spend.to_json()
         if include_calls:
             data["calls"] = [
                 {

@@ -19,7 +19,7 @@ from workbench.engine.context.attribution_models import AttributionReport
 if TYPE_CHECKING:
     from workbench.engine.context.service import ContextService
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Bump when a summary's fields or meaning change: older cache entries are then recomputed."""
 _ENV_PREFIXES = ("CLAUDE_", "DISABLE_")
 
@@ -43,7 +43,8 @@ class SessionSummary:
     final: int
     """The context at the last call (prompt plus output)."""
     tokens_in: int
-    """Prompt tokens over every call (cache reads included)."""
+    """Prompt tokens over every call the session paid for (cache reads included): the main
+    chain, sidechains and subagents, each response once."""
     tokens_out: int
     compactions: dict[str, int]
     """By trigger: auto, manual, reactive (and any other trigger a record names)."""
@@ -53,6 +54,9 @@ class SessionSummary:
     """warning, autocompact and blocking for the session's model (None: not in force)."""
     first_crossings: dict[str, int | None]
     """The first call whose prompt reached each threshold (None: never)."""
+    spend_calls: dict[str, int] = field(default_factory=dict)
+    """Calls counted in the spend by where they were found (main, sidechain, subagents,
+    agent_progress); `calls` is the main chain's alone."""
 
     @property
     def peak_share(self) -> float | None:
@@ -82,6 +86,7 @@ class SessionSummary:
             "restored_files": self.restored_files,
             "thresholds": dict(self.thresholds),
             "first_crossings": dict(self.first_crossings),
+            "spend_calls": dict(self.spend_calls),
         }
 
     @classmethod
@@ -92,7 +97,8 @@ class SessionSummary:
 
 
 def summarise(report: AttributionReport, *, path: Path, size: int) -> SessionSummary:
-    """The summary of one attributed session."""
+    """The summary of one attributed session. Spend comes from `report.spend` when the
+    attribution tallied it, else from the main chain's calls."""
     ladder = report.thresholds
     thresholds: dict[str, int | None] = {
         "warning": ladder.warning,
@@ -118,6 +124,7 @@ def summarise(report: AttributionReport, *, path: Path, size: int) -> SessionSum
     for mark in report.compactions:
         counts[mark.trigger] = counts.get(mark.trigger, 0) + 1
     last = report.calls[-1] if report.calls else None
+    spend = report.spend
     stamps = [c.timestamp for c in report.calls if c.timestamp]
     return SessionSummary(
         session_id=path.stem,
@@ -132,8 +139,11 @@ def summarise(report: AttributionReport, *, path: Path, size: int) -> SessionSum
         peak=peak,
         peak_call=peak_call,
         final=(last.recorded or 0) + last.output if last else report.current_total,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
+        tokens_in=spend.tokens_in if spend else tokens_in,
+        tokens_out=spend.tokens_out if spend else tokens_out,
+        spend_calls={k: v[0] for k, v in spend.by_source.items() if v[0]}
+        if spend
+        else {"main": len(report.calls)},
         compactions=counts,
         compaction_points=tuple(
             {
@@ -216,6 +226,7 @@ def build_history(service: ContextService, *, cache: bool = True) -> SessionHist
     """Summaries of every session of the project, from the cache where nothing changed."""
     from workbench.engine.atomic import atomic_write_text
     from workbench.engine.context.session_list import session_files
+    from workbench.engine.context.spend import files_key, subagent_files
     from workbench.engine.errors import WorkbenchError
 
     store = cache_file(service) if cache else None
@@ -229,7 +240,9 @@ def build_history(service: ContextService, *, cache: bool = True) -> SessionHist
             stat = path.stat()
         except OSError:
             continue
-        key = [stat.st_size, stat.st_mtime_ns, _fingerprint(service, path)]
+        # The subagents' files count in the spend and grow on their own.
+        subagents = files_key(subagent_files(path))
+        key = [stat.st_size, stat.st_mtime_ns, subagents, _fingerprint(service, path)]
         entry = entries.get(str(path))
         if isinstance(entry, dict) and entry.get("key") == key:
             try:
@@ -241,7 +254,7 @@ def build_history(service: ContextService, *, cache: bool = True) -> SessionHist
             summary = None
         if summary is None:
             try:
-                report = service.attribution(path, previews=False, keep_items=False)
+                report = service.attribution(path, previews=False, keep_items=False, spend=True)
             except (WorkbenchError, OSError) as exc:
                 problems.append(f"{path.name}: {exc}")
                 continue
