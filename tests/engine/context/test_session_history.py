@@ -177,3 +177,25 @@ def test_a_sidechain_copy_of_a_main_response_is_not_counted_twice():
     tally.add({**record, "message": {"id": "m1", "usage": _usage(1, 2, 3, 9)}}, "main")
     spend = tally.finish()
     assert (spend.calls, spend.tokens_in, spend.tokens_out) == (1, 6, 9)
+
+
+def test_final_is_what_the_gauge_counts_after_a_compaction(tmp_path):
+    # `sessions` said the context was 15,808 (the last call, before /compact) where the
+    # gauge said 652 (the messages after the boundary): both now give the gauge's count.
+    engine, folder = project(tmp_path)
+    path = session(folder, 3, reads=2, compact="manual")
+    b = SessionBuilder(seed=11, session_id="00000011-0000-4000-8000-000000000000")
+    b.prompt("Short task")
+    b.tool_call("Read", {"file_path": "/p/a.py"}, "x\n" * 300)
+    b.reply("Done.")
+    b.compact("Summary.", trigger="manual")
+    b.user([{"type": "text", "text": "<command-name>/compact</command-name>"}])
+    compacted = b.write(folder / f"{b.session_id}.jsonl")
+    by_path = {s.path: s for s in engine.context.session_history().sessions}
+    for target in (path, compacted):
+        gauge = engine.context.gauge(str(target))
+        summary = by_path[str(target)]
+        assert (summary.final, summary.final_method) == (gauge.used, gauge.used_method)
+    last = engine.context.attribution(compacted).calls[-1]
+    assert by_path[str(compacted)].final < last.recorded  # the pre-compaction figure is gone
+    assert by_path[str(compacted)].final_method == "estimate"

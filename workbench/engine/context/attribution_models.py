@@ -362,7 +362,13 @@ class AttributionReport:
             "overhead": self.overhead,
             "overhead_source": self.overhead_source,
             "thresholds": self.thresholds.thresholds_json(),
-            "current": {"total": self.current_total, "categories": dict(self.current)},
+            # The messages by category plus the overhead: not the gauge's count (`used`),
+            # which takes the last call's usage and leaves the system prompt out before one.
+            "current": {
+                "total": self.current_total,
+                "method": "estimate",
+                "categories": dict(self.current),
+            },
             "largest": [i.to_json() for i in self.largest],
             "items_now": self.items_now,
             "files_read": [f.to_json() for f in self.files_read],
