@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from workbench.devtools.synth import SessionBuilder  # noqa: E402
 from workbench.engine.context.session_memory import DEFAULT_TEMPLATE  # noqa: E402
+from workbench.engine.context.tokens import rough_tokens_for_message  # noqa: E402
 
 HEALTHY_CWD = "/home/dev/projects/checkout-service"
 BILLING_CWD = "/home/dev/projects/legacy-billing"
@@ -519,6 +520,12 @@ def warnings_sm_compacted() -> tuple[SessionBuilder, str]:
         "anchorUuid": summary_message["uuid"],
         "tailUuid": tail,
     }
+    # The kept messages are sent again after the summary, so the next call's prompt holds them.
+    uuids = [e.get("uuid") for e in b.entries]
+    kept_entries = b.entries[uuids.index(head) : uuids.index(tail) + 1]
+    b.pending_tokens += sum(
+        rough_tokens_for_message(e) for e in kept_entries if e.get("type") in ("user", "assistant")
+    )
     b.parent = tail  # the next message continues from the kept tail
     command_wrappers(b)
     b.prompt("Write the backfill report query for finance.")

@@ -531,3 +531,48 @@ def test_spotter_restored_files_are_sized_from_the_whole_file(capsys, project, s
         for f in json.loads(out)["restored_files"]
     }
     assert found == SPOTTER_RESTORED
+
+
+def test_sessions_final_agrees_with_the_gauge_after_a_compaction(capsys, project):
+    # The second session compacted: `sessions` gave the last call's context from before the
+    # boundary, `gauge` and `transcripts` the count after it.
+    code, out, _ = run(capsys, project, "sessions", "--json", "--no-cache")
+    assert code == 0
+    by_id = {s["session_id"]: s for s in json.loads(out)["sessions"]}
+    code, out, _ = run(capsys, project, "transcripts", "--json")
+    listed = {s["session_id"]: s["context_tokens"] for s in json.loads(out)}
+    for session_id, summary in by_id.items():
+        code, out, _ = run(capsys, project, "gauge", "--session", session_id, "--json")
+        gauge = json.loads(out)
+        assert (summary["final"], summary["final_method"]) == (gauge["used"], gauge["used_method"])
+        assert summary["final"] == listed[session_id]
+
+
+def test_sessions_spend_and_final_on_the_real_transcripts(capsys, tmp_path, shared_transcripts):
+    import shutil
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    home = tmp_path / "claude"
+    folder = home / "projects" / sanitize_path(project_root_for(root))
+    folder.mkdir(parents=True)
+    for name in ("subagent", "compact"):
+        shutil.copy(shared_transcripts / "agentlogs" / f"{name}.jsonl", folder)
+    spotter = "4d5611e5-241a-462a-8d15-5122611a9569"
+    shutil.copy(shared_transcripts / "spotter" / f"{spotter}.jsonl", folder)
+    shutil.copytree(shared_transcripts / "spotter" / spotter, folder / spotter)
+    where = {"root": root, "home": home}
+    code, out, _ = run(capsys, where, "sessions", "--json", "--no-cache")
+    assert code == 0
+    by_id = {s["session_id"]: s for s in json.loads(out)["sessions"]}
+    # The inline Task sidechain (12,409) and, for spotter, the compaction's own call in
+    # subagents/ (173,514) and the subagent calls in agent_progress lines (604,209).
+    assert by_id["subagent"]["tokens_in"] == 44_098
+    assert by_id[spotter]["tokens_in"] == 12_876_004
+    assert by_id[spotter]["calls"] == 139  # the context curve stays the main chain's
+    assert (by_id["compact"]["final"], by_id["compact"]["final_method"]) == (652, "estimate")
+
+
+def test_context_says_its_total_now_is_an_estimate(capsys, project):
+    code, out, _ = run(capsys, project, "context", "--session", "22222222", "--json", "--no-calls")
+    assert code == 0 and json.loads(out)["current"]["method"] == "estimate"

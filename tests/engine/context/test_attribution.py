@@ -9,6 +9,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from current_release import CurrentReleaseSession
+
 from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
 from workbench.engine.context.attribution_models import OVERHEAD, condensed
@@ -294,3 +296,22 @@ def test_a_runaway_line_is_skipped_and_later_lines_keep_their_numbers(tmp_path, 
         c.line + (1 if c.line > 1 else 0) for c in expected.calls
     ]
     assert [c.estimate for c in report.calls] == [c.estimate for c in expected.calls]
+
+
+def test_a_partial_compaction_keeps_its_preserved_messages_in_context_now(tmp_path):
+    # 2.1.332 keeps the last messages verbatim after the summary (preservedSegment); the
+    # context now showed only the summary and the overhead, as if nothing had been kept.
+    b = CurrentReleaseSession(seed=1, system_prompt_tokens=20_000)
+    b.prompt("Speed up the export")
+    for i in range(3):
+        b.tool_call("Read", {"file_path": f"/repo/p{i}.py"}, "row\n" * 3_000)
+    b.partial_compact(keep=2)
+    path = b.write(tmp_path / "partial.jsonl")
+    report = engine_for(tmp_path).context.attribution(path, now=NOW)
+    current = Transcript.load(path).current_messages()
+    assert [e.is_compact_summary for e in current[:2]] == [False, True] and len(current) == 4
+    messages = {k: v for k, v in report.current.items() if k != OVERHEAD}
+    assert sum(messages.values()) == rough_tokens_for_messages([e.raw for e in current])
+    assert messages["tool_result:Read"] == 3_000 and "tool_use" in messages
+    assert {item.label for item in report.largest} >= {"Read /repo/p2.py"}
+    assert report.items_now == 3

@@ -10,7 +10,8 @@ from pathlib import Path
 from workbench.devtools.synth import SessionBuilder
 from workbench.engine import Engine
 from workbench.engine.claude_paths import project_root_for, sanitize_path
-from workbench.engine.context.session_history import cache_file
+from workbench.engine.context.session_history import CACHE_FORMAT, cache_file
+from workbench.engine.context.spend import SpendTally
 
 
 def project(tmp_path: Path) -> tuple[Engine, Path]:
@@ -86,5 +87,115 @@ def test_a_broken_cache_is_ignored_and_rewritten(tmp_path):
     store.write_text("{not json", encoding="utf-8")
     history = engine.context.session_history()
     assert history.read == 1 and not history.problems
-    assert json.loads(store.read_text(encoding="utf-8"))["format"] == 1
+    assert json.loads(store.read_text(encoding="utf-8"))["format"] == CACHE_FORMAT
     assert os.path.getsize(store) > 0
+
+
+def _usage_in(record: dict) -> int:
+    usage = record["message"]["usage"]
+    return sum(
+        usage[k] for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+
+
+def test_spend_counts_sidechains_subagent_files_and_agent_progress_each_call_once(tmp_path):
+    # Spec 04 appendix §7 and §8 rule 4: the context curve is the main chain's, the spend is
+    # every call paid for, each response once by (message.id, requestId).
+    engine, folder = project(tmp_path)
+    b = SessionBuilder(seed=7, session_id="00000007-0000-4000-8000-000000000000")
+    b.prompt("Ask a subagent")
+    main_calls = [b.assistant([{"type": "text", "text": "Delegating."}])[-1]]
+    # A v2.0 Task written inline: a sidechain turn, and a replay of the parent's response.
+    b.sidechain = True
+    b.user("How are you doing?")
+    inline = b.assistant([{"type": "text", "text": "Fine."}], usage=_usage(4, 12_405, 0, 117))
+    replay = dict(main_calls[0], uuid=b.new_uuid(), requestId="req_replay", isSidechain=True)
+    b.entries.append(replay)
+    b.sidechain = False
+    # A v2.1 subagent: its calls in its own file, and copied into agent_progress lines.
+    agent = SessionBuilder(seed=8, session_id=b.session_id)
+    agent.sidechain = True
+    agent.user("Summarise the code")
+    in_file = agent.assistant([{"type": "text", "text": "ok"}], usage=_usage(3, 8_681, 164_830, 8))
+    agent.write(folder / b.session_id / "subagents" / "agent-a1.jsonl")
+    progress_only = SessionBuilder(seed=9).assistant(
+        [{"type": "text", "text": "x"}], usage=_usage(7, 854, 25_085, 1)
+    )
+    for copied in (in_file[-1], in_file[-1], progress_only[-1]):
+        b.entries.append(
+            {
+                "type": "progress",
+                "data": {"type": "agent_progress", "agentId": "a1", "message": copied},
+                "uuid": b.new_uuid(),
+                "parentUuid": b.parent,
+            }
+        )
+    main_calls.append(b.reply("Done.")[-1])
+    path = b.write(folder / f"{b.session_id}.jsonl")
+
+    summary = engine.context.session_history().sessions[0]
+    report = engine.context.attribution(path)
+    main_in = sum(_usage_in(r) for r in main_calls)
+    assert sum(c.recorded for c in report.calls) == main_in  # the curve stays main-only
+    assert summary.calls == 2 and summary.peak == max(c.recorded + c.output for c in report.calls)
+    expected = main_in + 12_409 + 173_514 + 25_946
+    assert summary.tokens_in == expected
+    assert (
+        summary.tokens_out
+        == sum(r["message"]["usage"]["output_tokens"] for r in (*main_calls, inline[-1])) + 8 + 1
+    )
+    assert summary.spend_calls == {"main": 2, "sidechain": 1, "subagents": 1, "agent_progress": 1}
+    assert engine.context.session_history().totals()["tokens_in"] == expected
+
+    # A subagent file that grows is read again, though the transcript did not change.
+    more = SessionBuilder(seed=10, session_id=b.session_id)
+    more.sidechain = True
+    more.assistant([{"type": "text", "text": "more"}], usage=_usage(1, 0, 0, 1))
+    more.write(folder / b.session_id / "subagents" / "agent-a2.jsonl")
+    again = project(tmp_path)[0].context.session_history()
+    assert again.read == 1 and again.sessions[0].tokens_in == expected + 1
+
+
+def _usage(fresh: int, created: int, read: int, out: int) -> dict:
+    return {
+        "input_tokens": fresh,
+        "cache_creation_input_tokens": created,
+        "cache_read_input_tokens": read,
+        "output_tokens": out,
+    }
+
+
+def test_a_sidechain_copy_of_a_main_response_is_not_counted_twice():
+    tally = SpendTally()
+    record = {
+        "type": "assistant",
+        "requestId": "r1",
+        "message": {"id": "m1", "usage": _usage(1, 2, 3, 4)},
+    }
+    tally.add(record, "main")
+    tally.add({**record, "requestId": "r2"}, "sidechain")  # a /btw replay
+    tally.add({**record, "message": {"id": "m1", "usage": _usage(1, 2, 3, 9)}}, "main")
+    spend = tally.finish()
+    assert (spend.calls, spend.tokens_in, spend.tokens_out) == (1, 6, 9)
+
+
+def test_final_is_what_the_gauge_counts_after_a_compaction(tmp_path):
+    # `sessions` said the context was 15,808 (the last call, before /compact) where the
+    # gauge said 652 (the messages after the boundary): both now give the gauge's count.
+    engine, folder = project(tmp_path)
+    path = session(folder, 3, reads=2, compact="manual")
+    b = SessionBuilder(seed=11, session_id="00000011-0000-4000-8000-000000000000")
+    b.prompt("Short task")
+    b.tool_call("Read", {"file_path": "/p/a.py"}, "x\n" * 300)
+    b.reply("Done.")
+    b.compact("Summary.", trigger="manual")
+    b.user([{"type": "text", "text": "<command-name>/compact</command-name>"}])
+    compacted = b.write(folder / f"{b.session_id}.jsonl")
+    by_path = {s.path: s for s in engine.context.session_history().sessions}
+    for target in (path, compacted):
+        gauge = engine.context.gauge(str(target))
+        summary = by_path[str(target)]
+        assert (summary.final, summary.final_method) == (gauge.used, gauge.used_method)
+    last = engine.context.attribution(compacted).calls[-1]
+    assert by_path[str(compacted)].final < last.recorded  # the pre-compaction figure is gone
+    assert by_path[str(compacted)].final_method == "estimate"

@@ -56,6 +56,7 @@ from workbench.engine.userfiles import (
 )
 
 if TYPE_CHECKING:
+    from workbench.engine.context.spend import SpendTally
     from workbench.engine.profiles.detect import ResolvedVersion
 
 LARGEST = 15
@@ -79,6 +80,7 @@ _LABEL_KEYS = {
     "Task": "description",
     "Agent": "description",
 }
+_AGENT_PROGRESS = b'"agent_progress"'
 _PATH_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write", "NotebookEdit"})
 
 
@@ -171,11 +173,19 @@ class _Walk:
         self.first_prompt: str | None = None
         self.media = False
         """The message being read holds an image or a document (its data is not kept)."""
+        self.adds: list[tuple[str, int]] = []
+        """What the message being read added, by category."""
+        self.messages_now: dict[str, tuple[Any, tuple[tuple[str, int], ...], int, int]] = {}
+        """uuid → (parent uuid, its adds, its items' start and end) for the current segment,
+        and the segment before it: a partial compaction keeps messages from there."""
+        self.messages_before: dict[str, tuple[Any, tuple[tuple[str, int], ...], int, int]] = {}
+        self.notes: list[str] = []
 
     def add(self, category: str, tokens: int, item: tuple[Any, ...]) -> None:
         if not tokens:
             return
         self.tally[category] = self.tally.get(category, 0) + tokens
+        self.adds.append((category, tokens))
         if self.keep_items:
             # Every counted block is an item, so a call's items add up to its categories.
             self.items.append(item)
@@ -310,9 +320,10 @@ class _Walk:
         return bool(self.calls) and self.calls[-1].segment == self.segment
 
 
-def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+def _rows(handle: Any, spend: SpendTally | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Main-chain candidates: (line number, entry), each uuid once; lines are bounded (a
-    runaway line is read past, never held or parsed) and numbered as the file numbers them."""
+    runaway line is read past, never held or parsed) and numbered as the file numbers them.
+    With `spend`, the `agent_progress` lines (a subagent's calls) are tallied on the way."""
     seen: set[str] = set()
     limit = TRANSCRIPT_LINE_LIMIT
     pieces = line_pieces(handle, limit)
@@ -324,9 +335,15 @@ def _rows(handle: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         kind = sniff_type(line)
         if kind is not None and kind not in _MESSAGE_TYPE_BYTES:
+            if spend is not None and kind == b"progress" and _AGENT_PROGRESS in line:
+                progress = parse_line(line)
+                if progress is not None:
+                    spend.add_progress(progress)
             continue
         raw = parse_line(line)
         if raw is None or raw.get("type") not in MESSAGE_TYPES:
+            if spend is not None and raw is not None and raw.get("type") == "progress":
+                spend.add_progress(raw)
             continue
         uuid = raw.get("uuid")
         if isinstance(uuid, str):
@@ -345,11 +362,13 @@ def attribute_file(
     now: datetime | None = None,
     previews: Mapping[str, Any] | None = None,
     keep_items: bool = True,
+    spend: SpendTally | None = None,
 ) -> AttributionReport:
     """Attribute a transcript file in one streaming pass (see the module docstring).
 
     `previews` carries the file-restoration options of the compaction preview
-    (`project_root`, `excluded_paths`, `plan_dir`); None skips the previews.
+    (`project_root`, `excluded_paths`, `plan_dir`); None skips the previews. `spend`, when
+    given, tallies every call the file records (sidechains and subagent progress too).
     """
     target = Path(path)
     try:
@@ -362,14 +381,15 @@ def attribute_file(
     # The cyclic collector waits, as in the replay: the pass allocates millions of objects
     # none of which is in a cycle, and now keeps every item of the session alive.
     with handle, collection_paused():
-        rows = _rows(handle)
+        rows = _rows(handle, spend)
         first = next(rows, None)
         sidechain = first is not None and first[1].get("isSidechain") is True
-        stream = (
-            row
-            for row in itertools.chain([first] if first else [], rows)
-            if (row[1].get("isSidechain") is True) == sidechain
+        every: Iterator[tuple[int, dict[str, Any]]] = itertools.chain(
+            [first] if first else [], rows
         )
+        if spend is not None:
+            every = _tally(every, spend, sidechain)
+        stream = (row for row in every if (row[1].get("isSidechain") is True) == sidechain)
         return attribute_rows(
             stream,
             transcript=str(target),
@@ -380,6 +400,19 @@ def attribute_file(
             previews=previews,
             keep_items=keep_items,
         )
+
+
+def _tally(
+    rows: Iterator[tuple[int, dict[str, Any]]], spend: SpendTally, sidechain: bool
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows unchanged, each assistant one tallied: an inline sidechain (a v2.0 Task's
+    turns) is left out of the context but was paid for."""
+    for row in rows:
+        raw = row[1]
+        if raw.get("type") == "assistant":
+            main = (raw.get("isSidechain") is True) == sidechain
+            spend.add(raw, "main" if main else "sidechain")
+        yield row
 
 
 def attribute_rows(
@@ -405,14 +438,21 @@ def attribute_rows(
             if _is_compact_command(raw) and walk.compactions:
                 mark = walk.compactions[-1]
                 walk.compactions[-1] = _with_trigger(mark, "manual")
+        uuid = raw.get("uuid")
         if kind == "system":
             if raw.get("subtype") == "compact_boundary":
-                _boundary(walk, raw, line, thresholds_for(model), claude)
+                kept = _boundary(walk, raw, line, thresholds_for(model), claude)
                 if keep_rows:
-                    walk.segment_rows = [raw]
+                    before = walk.segment_rows
+                    walk.segment_rows = [raw, *(r for r in before if r.get("uuid") in kept)]
             elif keep_rows:
                 walk.segment_rows.append(raw)
+            if isinstance(uuid, str):
+                start = len(walk.items)
+                walk.messages_now[uuid] = (raw.get("parentUuid"), (), start, start)
             continue
+        walk.adds = []
+        start = len(walk.items)
         call = len(walk.calls) + 1
         if kind == "assistant":
             inner = raw.get("message")
@@ -444,6 +484,13 @@ def attribute_rows(
         if keep_rows:
             walk.segment_rows.append(_slim(raw) if walk.media else raw)
         walk.media = False
+        if isinstance(uuid, str):
+            walk.messages_now[uuid] = (
+                raw.get("parentUuid"),
+                tuple(walk.adds),
+                start,
+                len(walk.items),
+            )
     return _report(walk, transcript, model, thresholds_for(model), claude, now, previews)
 
 
@@ -488,7 +535,8 @@ def _boundary(
     line: int,
     ladder: Thresholds,
     claude: ResolvedVersion | None,
-) -> None:
+) -> frozenset[str]:
+    """Start a new segment at a compact boundary; the uuids of the messages it preserved."""
     if walk.compactions:
         walk.compactions[-1] = _with_restored(walk.compactions[-1], walk.restored)
     meta = raw.get("compactMetadata")
@@ -516,11 +564,57 @@ def _boundary(
         walk.earlier.append((walk.segment, top))
     walk.tally = {}
     walk.segment_start = len(walk.items)
-    walk.tools = {}
+    walk.messages_before, walk.messages_now = walk.messages_now, {}
     walk.restored = 0
     walk.segment += 1
     walk.current_id = None
     walk.lookahead = 6
+    kept = _preserved(walk, meta.get("preservedSegment"))
+    if not kept:
+        walk.tools = {}  # kept tool calls keep naming their results
+    return kept
+
+
+def _preserved(walk: _Walk, segment: Any) -> frozenset[str]:
+    """A partial compaction (2.1.332): the messages head to tail stay in context after the
+    summary (`applyPreservedSegmentRelinks`), so their items and tallies carry over."""
+    if not isinstance(segment, _MAP):
+        return frozenset()
+    head, tail = segment.get("headUuid"), segment.get("tailUuid")
+    known = walk.messages_before
+    chain: list[str] = []
+    seen: set[str] = set()
+    current = tail
+    while isinstance(current, str) and current in known and current not in seen:
+        seen.add(current)
+        chain.append(current)
+        if current == head:
+            break
+        current = known[current][0]
+    if chain and chain[-1] == head:
+        chain.reverse()
+    elif isinstance(head, str) and isinstance(tail, str) and head in known and tail in known:
+        # The parent walk left the messages read here (a progress line between them):
+        # the segment is the run of messages from head to tail as written.
+        order = list(known)
+        chain = order[order.index(head) : order.index(tail) + 1]
+    else:
+        chain = []
+    if not chain:
+        walk.notes.append(
+            "a partial compaction's preserved messages were not found before its boundary: "
+            "only what follows the boundary is counted"
+        )
+        return frozenset()
+    for uuid in chain:
+        entry = known[uuid]
+        adds, start, end = entry[1:]
+        for category, tokens in adds:
+            walk.tally[category] = walk.tally.get(category, 0) + tokens
+        if walk.keep_items:
+            walk.items.extend(walk.items[start:end])
+        walk.messages_now[uuid] = entry
+    return frozenset(chain)
 
 
 def _with_trigger(mark: CompactionMark, trigger: str) -> CompactionMark:
@@ -557,7 +651,7 @@ def _report(
     overhead = walk.overhead or 0
     if overhead:
         current[OVERHEAD] = overhead
-    notes: list[str] = []
+    notes: list[str] = list(dict.fromkeys(walk.notes))
     fates = _fates(walk, now, previews, claude, notes)
     items_now = walk.items[walk.segment_start :]
     top = heapq.nlargest(LARGEST, items_now, key=lambda item: item[2])

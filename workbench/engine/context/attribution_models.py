@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.engine.shown_text import shown
 
 if TYPE_CHECKING:
+    from workbench.engine.context.spend import Spend
     from workbench.engine.context.thresholds import Thresholds
     from workbench.engine.profiles.detect import ResolvedVersion
 
@@ -318,6 +319,8 @@ class AttributionReport:
     each call names its slice (`CallPoint.held_from`, `held_to`)."""
     fates: ItemFates | None = None
     """What the compactions would do to the items now (None: previews skipped)."""
+    spend: Spend | None = None
+    """Every call the session paid for, subagents included (None: not asked for)."""
 
     def added_since_previous(self, number: int) -> dict[str, int]:
         """What call `number` sent beyond the call before it, by category (a call after a
@@ -372,7 +375,13 @@ class AttributionReport:
             "overhead": self.overhead,
             "overhead_source": self.overhead_source,
             "thresholds": self.thresholds.thresholds_json(),
-            "current": {"total": self.current_total, "categories": dict(self.current)},
+            # The messages by category plus the overhead: not the gauge's count (`used`),
+            # which takes the last call's usage and leaves the system prompt out before one.
+            "current": {
+                "total": self.current_total,
+                "method": "estimate",
+                "categories": dict(self.current),
+            },
             "largest": [i.to_json() for i in self.largest],
             "items_now": self.items_now,
             "files_read": [f.to_json() for f in self.files_read],
@@ -383,6 +392,8 @@ class AttributionReport:
             ],
             "notes": list(self.notes),
         }
+        if self.spend is not None:
+            data["spend"] = self.spend.to_json()
         if include_calls:
             data["calls"] = [
                 {

@@ -412,11 +412,16 @@ class ContextService:
         now: datetime | None = None,
         previews: bool = True,
         keep_items: bool = True,
+        spend: bool = False,
     ) -> AttributionReport:
         """What each API call's context was made of, by category and by item, reconciled
         with the recorded usage; the largest items now and what compaction would do to them
-        (one streaming pass over the file)."""
+        (one streaming pass over the file). `spend` adds what every call cost, the
+        subagents' files beside the transcript read too."""
+        import dataclasses
+
         from workbench.engine.context.attribution import attribute_file
+        from workbench.engine.context.spend import SpendTally, subagent_files
 
         claude = self.claude_for(transcript)
 
@@ -433,7 +438,8 @@ class ContextService:
             if previews
             else None
         )
-        return attribute_file(
+        tally = SpendTally() if spend else None
+        report = attribute_file(
             transcript,
             thresholds_for=ladder,
             default_model=model or claude.profile.models.default_model,
@@ -441,7 +447,13 @@ class ContextService:
             now=now,
             previews=options,
             keep_items=keep_items,
+            spend=tally,
         )
+        if tally is None:
+            return report
+        for path in subagent_files(transcript):
+            tally.add_file(path)
+        return dataclasses.replace(report, spend=tally.finish())
 
     def session_history(self, *, cache: bool = True) -> SessionHistory:
         """Every session of the project over time: peaks, compactions, spend, thresholds

@@ -19,7 +19,7 @@ from workbench.engine.context.attribution_models import AttributionReport
 if TYPE_CHECKING:
     from workbench.engine.context.service import ContextService
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Bump when a summary's fields or meaning change: older cache entries are then recomputed."""
 _ENV_PREFIXES = ("CLAUDE_", "DISABLE_")
 
@@ -41,9 +41,11 @@ class SessionSummary:
     """The largest context a call held (its measured prompt plus output)."""
     peak_call: int | None
     final: int
-    """The context at the last call (prompt plus output)."""
+    """The context now, as the gauge counts it for the session's end (Claude Code's
+    count over the messages after the last compaction), so it agrees with `gauge`."""
     tokens_in: int
-    """Prompt tokens over every call (cache reads included)."""
+    """Prompt tokens over every call the session paid for (cache reads included): the main
+    chain, sidechains and subagents, each response once."""
     tokens_out: int
     compactions: dict[str, int]
     """By trigger: auto, manual, reactive (and any other trigger a record names)."""
@@ -53,6 +55,11 @@ class SessionSummary:
     """warning, autocompact and blocking for the session's model (None: not in force)."""
     first_crossings: dict[str, int | None]
     """The first call whose prompt reached each threshold (None: never)."""
+    final_method: str = "usage"
+    """How `final` was counted, as the gauge says it: usage, usage+estimate or estimate."""
+    spend_calls: dict[str, int] = field(default_factory=dict)
+    """Calls counted in the spend by where they were found (main, sidechain, subagents,
+    agent_progress); `calls` is the main chain's alone."""
 
     @property
     def peak_share(self) -> float | None:
@@ -75,6 +82,7 @@ class SessionSummary:
             "peak_call": self.peak_call,
             "peak_share": None if self.peak_share is None else round(self.peak_share, 4),
             "final": self.final,
+            "final_method": self.final_method,
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
             "compactions": dict(self.compactions),
@@ -82,6 +90,7 @@ class SessionSummary:
             "restored_files": self.restored_files,
             "thresholds": dict(self.thresholds),
             "first_crossings": dict(self.first_crossings),
+            "spend_calls": dict(self.spend_calls),
         }
 
     @classmethod
@@ -91,8 +100,17 @@ class SessionSummary:
         return cls(**fields)
 
 
-def summarise(report: AttributionReport, *, path: Path, size: int) -> SessionSummary:
-    """The summary of one attributed session."""
+def summarise(
+    report: AttributionReport,
+    *,
+    path: Path,
+    size: int,
+    final: int | None = None,
+    final_method: str = "usage",
+) -> SessionSummary:
+    """The summary of one attributed session; `final` is the gauge's count at its end
+    (without it, the last call's prompt plus output). Spend comes from `report.spend` when
+    the attribution tallied it, else from the main chain's calls."""
     ladder = report.thresholds
     thresholds: dict[str, int | None] = {
         "warning": ladder.warning,
@@ -118,6 +136,8 @@ def summarise(report: AttributionReport, *, path: Path, size: int) -> SessionSum
     for mark in report.compactions:
         counts[mark.trigger] = counts.get(mark.trigger, 0) + 1
     last = report.calls[-1] if report.calls else None
+    fallback = (last.recorded or 0) + last.output if last else report.current_total
+    spend = report.spend
     stamps = [c.timestamp for c in report.calls if c.timestamp]
     return SessionSummary(
         session_id=path.stem,
@@ -131,9 +151,13 @@ def summarise(report: AttributionReport, *, path: Path, size: int) -> SessionSum
         calls=len(report.calls),
         peak=peak,
         peak_call=peak_call,
-        final=(last.recorded or 0) + last.output if last else report.current_total,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
+        final=final if final is not None else fallback,
+        final_method=final_method,
+        tokens_in=spend.tokens_in if spend else tokens_in,
+        tokens_out=spend.tokens_out if spend else tokens_out,
+        spend_calls={k: v[0] for k, v in spend.by_source.items() if v[0]}
+        if spend
+        else {"main": len(report.calls)},
         compactions=counts,
         compaction_points=tuple(
             {
@@ -216,6 +240,7 @@ def build_history(service: ContextService, *, cache: bool = True) -> SessionHist
     """Summaries of every session of the project, from the cache where nothing changed."""
     from workbench.engine.atomic import atomic_write_text
     from workbench.engine.context.session_list import session_files
+    from workbench.engine.context.spend import files_key, subagent_files
     from workbench.engine.errors import WorkbenchError
 
     store = cache_file(service) if cache else None
@@ -229,7 +254,9 @@ def build_history(service: ContextService, *, cache: bool = True) -> SessionHist
             stat = path.stat()
         except OSError:
             continue
-        key = [stat.st_size, stat.st_mtime_ns, _fingerprint(service, path)]
+        # The subagents' files count in the spend and grow on their own.
+        subagents = files_key(subagent_files(path))
+        key = [stat.st_size, stat.st_mtime_ns, subagents, _fingerprint(service, path)]
         entry = entries.get(str(path))
         if isinstance(entry, dict) and entry.get("key") == key:
             try:
@@ -241,11 +268,19 @@ def build_history(service: ContextService, *, cache: bool = True) -> SessionHist
             summary = None
         if summary is None:
             try:
-                report = service.attribution(path, previews=False, keep_items=False)
+                report = service.attribution(path, previews=False, keep_items=False, spend=True)
+                # The gauge's own count (read from the file's end), so the two never differ.
+                gauge = service.gauge(str(path), compactions=False)
             except (WorkbenchError, OSError) as exc:
                 problems.append(f"{path.name}: {exc}")
                 continue
-            summary = summarise(report, path=path, size=stat.st_size)
+            summary = summarise(
+                report,
+                path=path,
+                size=stat.st_size,
+                final=gauge.used,
+                final_method=gauge.used_method,
+            )
             read += 1
         fresh[str(path)] = {"key": key, "summary": summary.to_json()}
         sessions.append(summary)
