@@ -201,6 +201,21 @@ def test_team_secrets_are_refused_and_never_echoed(
     assert not (memory / "team" / "ci.md").exists()
 
 
+def test_a_refused_write_is_said_in_the_human_output(
+    install_sample, fake_messages_api, capsys
+) -> None:
+    sample = install_sample("healthy")
+    memory = Path(sample.memory_dir)
+    token = "gh" + "p_" + "Z9x8C7v6B5n4M3a2S1d0F9g8H7j6K5l4Q3w2"
+    fake_messages_api.reply_tool_use(
+        [("Write", {"file_path": str(memory / "team" / "ci.md"), "content": f"use {token}"})]
+    )
+    fake_messages_api.reply_text("done")
+    code, out, err = run(capsys, "extract", str(write_session(sample)), "--apply")
+    assert code == 0 and token not in out + err
+    assert "failed Write:" in out and "GitHub" in out
+
+
 def test_accept_time_secret_guard_is_exit_1(install_sample, capsys) -> None:
     from workbench.engine import Engine
     from workbench.engine.agents.review_queue import ReviewQueue

@@ -375,6 +375,11 @@ def _print_run(out: Console, data: dict[str, Any]) -> None:
         out.print(f"  {escape(data['summary'])}")
     for call in data["denied_calls"]:
         out.print(f"  refused {escape(call['call']['name'])}: {escape(str(call['content']))}")
+    # A call that ran and failed (a write the secret guard refused, an edit that did not
+    # match): the model was told, and so is the user.
+    for call in data["tool_calls"]:
+        if call["is_error"] and not call["denied"]:
+            out.print(f"  failed {escape(call['call']['name'])}: {escape(str(call['content']))}")
 
 
 def _print_changes(out: Console, changes: Sequence[FileChange]) -> None:

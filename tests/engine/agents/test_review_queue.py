@@ -289,3 +289,44 @@ def test_a_new_memory_without_an_index_line_is_flagged(
     queue.propose([staged(log, "- 09:00 note\n")], source="extract")
     flagged = [i.path for i in agent_engine.agents.review_items() if i.unindexed]
     assert flagged == []
+
+
+def test_a_large_proposal_stays_reviewable(queue: ReviewQueue, memory: Path) -> None:
+    """A 2.5 MB write makes a proposal file past 4 MiB (content, diff, escapes): it used to
+    be skipped when read back, so it was queued yet never listed, shown or rejected."""
+    big = "".join(f"line {n} of a long runbook, kept whole\n" for n in range(70_000))
+    (proposal,) = queue.propose([staged(memory / "reference_big.md", big)], source="extract")
+    stored = next(queue.folder.glob(f"{proposal.id}.json"))
+    assert stored.stat().st_size > 4 * 1024 * 1024
+    assert [p.id for p in queue.list()] == [proposal.id]
+    queue.reject(proposal.id)
+    assert queue.list() == []
+
+
+def test_what_a_proposal_prints_never_holds_a_secret(queue: ReviewQueue, memory: Path) -> None:
+    from tests.secretgen import make_token
+
+    token = make_token("github-pat", 7)
+    (proposal,) = queue.propose(
+        [staged(memory / "private_ci.md", f"the CI token is {token}\n")], source="extract"
+    )
+    shown = proposal.to_json(with_content=True)
+    assert token not in shown["diff"] and token not in shown["content"]
+    assert "[REDACTED]" in shown["diff"]
+    queue.accept(proposal.id)  # accepting writes what was proposed, as it was proposed
+    assert token in (memory / "private_ci.md").read_text()
+
+
+@pytest.mark.parametrize("mode", ["show", "propose"])
+def test_an_agent_runs_changes_show_a_secret_redacted(
+    agent_engine: Engine, memory: Path, mode: str
+) -> None:
+    from tests.secretgen import make_token
+    from workbench.engine.agents.fork import settle_writes
+
+    token = make_token("github-pat", 8)
+    target = memory / "private_ci.md"
+    (change,) = settle_writes(
+        agent_engine, [staged(target, f"token {token}\n")], mode=mode, source="extract"
+    )
+    assert token not in change.diff and token not in str(change.to_json())

@@ -25,6 +25,7 @@ from workbench.engine.agents.review_queue import (
 from workbench.engine.agents.tools import AgentTools, StagedFile, Workspace
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.jsutil import now_iso
+from workbench.engine.shown_text import shown
 from workbench.engine.wording import plural
 
 if TYPE_CHECKING:
@@ -252,7 +253,9 @@ def settle_writes(
             "team" if rel.startswith("team/") else "log" if rel.startswith("logs/") else "private"
         )
         before = None if item.original is None else item.original.decode("utf-8", "replace")
-        diff = unified_diff(before, item.content, rel)
+        # Shown, printed and put in JSON: a credential in it is replaced (the queued
+        # proposal keeps the content itself, to write on accept).
+        diff = shown(unified_diff(before, item.content, rel))
         kind = "create" if item.original is None else "modify"
         base = dict(abs_path=item.path, path=rel, scope=scope, kind=kind, diff=diff)
         try:

@@ -31,7 +31,8 @@ from workbench.engine.errors import (
 )
 from workbench.engine.jsutil import js_iso
 from workbench.engine.memories.index import linked_paths
-from workbench.engine.userfiles import MEMORY_FILE_LIMIT, NOTES_LIMIT, load_json, read_bytes
+from workbench.engine.shown_text import shown
+from workbench.engine.userfiles import MEMORY_FILE_LIMIT, load_json, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.agents.models import ReviewItem
@@ -117,10 +118,12 @@ class Proposal:
             "removed_lines": removed,
             "note": self.note,
             "group": self.group,
-            "diff": self.diff,
+            # What is printed and put in JSON never carries a credential; accepting writes
+            # `content` itself.
+            "diff": shown(self.diff),
         }
         if with_content:
-            data["content"] = self.content
+            data["content"] = shown(self.content)
         return data
 
 
@@ -430,9 +433,14 @@ def _linked_after(queue: ReviewQueue, proposals: Sequence[Proposal]) -> frozense
     return frozenset(linked)
 
 
+PROPOSAL_LIMIT = 8 * MEMORY_FILE_LIMIT
+"""A proposal holds a memory file's whole content and its diff, JSON-escaped: a file up to
+the memory-file limit must stay readable once queued."""
+
+
 def _load(path: Path) -> Proposal | None:
     try:
-        data = load_json(read_bytes(path, NOTES_LIMIT, "a proposal"), str(path))
+        data = load_json(read_bytes(path, PROPOSAL_LIMIT, "a proposal"), str(path))
         return Proposal(**data)
     except (OSError, ValueError, TypeError, UserInputError):
         return None
