@@ -269,3 +269,55 @@ async def test_raw_mode_says_it_holds_the_whole_file_and_offers_the_way_back(
         await settle(app, pilot)
         assert not editor.raw and body.border_title == "Body (markdown)"
         assert "Raw text" in labels(editor)
+
+
+async def test_switching_to_raw_text_is_no_change_and_takes_the_typing(memory_project, app_factory):
+    # ctrl+t hid the focused field with the form, so what was typed next went nowhere; and
+    # the switch alone made Esc (and ctrl+q) ask about unsaved changes.
+    path = memory_project.memory_dir / "user_role.md"
+    original = path.read_text()
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(app, pilot, "user_role.md")
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        body = editor.query_one("#field-body", TextArea)
+        assert editor.raw and app.focused is body and not editor.is_dirty
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, MemoryEditorScreen)  # left without asking
+        editor = await open_editor(app, pilot, "user_role.md")
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        await pilot.press("ctrl+end", *"Typed in raw.")
+        await settle(app, pilot)
+        assert editor.is_dirty and "Typed in raw." in editor.query_one("#field-body", TextArea).text
+    assert path.read_text() == original
+
+
+async def test_edit_keys_in_a_burst_keep_their_order_in_the_tree_filter(
+    memory_project, app_factory
+):
+    # Outside the editor a box's own keys still ran after the text typed behind them: in the
+    # tree's filter "ghi", then Backspace "ab" Home "Y" in one burst gave "ghiabY".
+    from textual import events
+
+    app = app_factory(memory_project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("/")
+        await settle(app, pilot)
+        box = app.screen.query_one("#memory-filter", Input)
+        assert app.focused is box
+        for key, character in [
+            *[(key_name(c), c) for c in "ghi"],
+            ("backspace", None),
+            *[(key_name(c), c) for c in "ab"],
+            ("home", None),
+            ("Y", "Y"),
+        ]:
+            event = events.Key(key, character)
+            event.set_sender(app)
+            app.post_message(event)
+        await settle(app, pilot)
+        assert box.value == "Yghab"

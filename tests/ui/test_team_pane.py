@@ -173,7 +173,11 @@ async def test_push_uploads_the_team_folder_and_the_status_turns_in_sync(sample,
         status = pane.report.status
         assert status.pending == () and {k.state for k in status.keys} == {"in_sync"}
         assert status.history[0]["operation"] == "push" and status.history[0]["status"] == "ok"
-        assert "Pushed 5 entries to acme-demo/checkout-service." in text_of(pane, ".team-notices")
+        notice = text_of(pane, ".team-notices")
+        assert (
+            "Pushed 5 entries (" in notice
+            and "and 2 more) to acme-demo/checkout-service." in notice
+        )
         assert "5 uploaded" in text_of(pane, ".team-history")
         assert pane.busy is None
 
@@ -421,3 +425,17 @@ async def test_disabled_sync_keys_say_why(tmp_path: Path):
                 "No github.com remote. Team memory belongs to a GitHub repo: add a github.com "
                 "remote to the project (git remote add origin git@github.com:OWNER/NAME.git)."
             ], key
+
+
+def test_a_push_summary_names_files_and_never_claims_a_held_file_went():
+    from workbench.engine.team.sync.models import PushResult, SkippedSecret
+    from workbench.ui.panes.team_view import push_summary
+
+    held = (SkippedSecret("ci.md", "github-pat", "GitHub Personal Access Token"),)
+    nothing = push_summary(PushResult("ok", skipped_secrets=held), "acme/widgets")
+    assert "already has every file it can push" in nothing.text
+    assert "1 file held back" in nothing.text and nothing.severity == "warning"
+    pushed = push_summary(
+        PushResult("ok", uploaded=1, uploaded_keys=("deploys.md",)), "acme/widgets"
+    )
+    assert pushed.text == "Pushed 1 entry (deploys.md) to acme/widgets."

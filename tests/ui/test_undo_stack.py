@@ -31,7 +31,7 @@ async def test_undo_walks_back_and_redo_walks_forward(memory_project, app_factor
         assert (memory / "reference_dashboards.md").exists()
         assert not (memory / "project_freeze.md").exists()
         assert status.last_action == (
-            "undo of delete: reverted MEMORY.md, restored reference_dashboards.md"
+            "undo of a delete: reverted MEMORY.md, restored reference_dashboards.md"
         )
 
         await pilot.press("u")  # further back, not the undo undone
@@ -43,7 +43,7 @@ async def test_undo_walks_back_and_redo_walks_forward(memory_project, app_factor
         await settle(app, pilot)
         assert not (memory / "project_freeze.md").exists()
         assert status.last_action == (
-            "redo of delete: deleted project_freeze.md, re-applied MEMORY.md"
+            "redo of a delete: deleted project_freeze.md, re-applied MEMORY.md"
         )
         assert (memory / "reference_dashboards.md").exists()
 

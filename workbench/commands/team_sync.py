@@ -379,7 +379,9 @@ def _push_text(result: PushResult, repo: str) -> str:
     if result.status == "suppressed":
         return f"Push to {repo} skipped: suppressed ({result.suppressed_reason})."
     if result.status == "ok" and result.uploaded == 0:
-        head = f"Nothing to push: {repo} already has every local entry."
+        held = result.skipped_secrets or result.skipped_too_large or result.skipped_over_limit
+        every = "every entry it can push" if held else "every local entry"
+        head = f"Nothing to push: {repo} already has {every}."
     elif result.status == "ok":
         pushed = plural(result.uploaded, "entry")
         head = f"Pushed {pushed} to {repo} in {plural(result.batches, 'request')}."

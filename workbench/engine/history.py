@@ -49,6 +49,22 @@ from workbench.engine.wording import plural, plural_noun
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
 
+ACTION_WORDS = {
+    "save": "a save",
+    "edit": "an edit",
+    "delete": "a delete",
+    "rename": "a rename",
+    "index-edit": "an index edit",
+    "index-fix": "an index fix",
+    "sync-pull": "a pull",
+    "sync-overwrite": "a push over a teammate's version",
+    "extraction-apply": "accepting a proposal",
+    "log-append": "a log entry",
+    "session-memory-update": "a session-notes update",
+    "session-memory-setup": "the session notes' setup",
+}
+"""Each change's action id (kept in the log) in the words a message uses."""
+
 UNDO_ACTION = "undo"
 REDO_ACTION = "redo"
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
@@ -128,6 +144,11 @@ class UndoResult:
     """The action of the change, e.g. `save` or `delete`."""
     entries: tuple[HistoryEntry, ...]
     """The new history entries, one per file, in the order they were made."""
+
+    @property
+    def what(self) -> str:
+        """The change in words (`accepting a proposal`), for messages; the id otherwise."""
+        return ACTION_WORDS.get(self.action, self.action)
 
     def __iter__(self) -> Iterator[HistoryEntry]:
         # Callers of the list-returning undo of old iterate the new entries.

@@ -86,7 +86,7 @@ SHORT_TABS: dict[str, str] = {
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "show-help",
-        "f1",
+        "f1,question_mark",
         "show_help",
         "Help",
         "App: Help and key bindings",

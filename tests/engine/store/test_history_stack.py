@@ -288,3 +288,21 @@ def test_cli_history_gives_session_notes_a_path_relative_to_the_memory_folder(
     assert entry["abs_path"] == str(notes) and entry["rel_path"] == str(notes)
     memory = engine.locations.memory_dir
     assert os.path.normpath(os.path.join(memory, entry["path"])) == str(notes)
+
+
+def test_every_change_an_undo_can_name_has_words():
+    """Undo says "undo of accepting a proposal", not "undo of extraction-apply": each action
+    id the package records has its words."""
+    import re
+
+    import workbench
+    from workbench.engine.history import ACTION_WORDS, UndoResult
+
+    package = Path(workbench.__file__).parent
+    source = "\n".join(p.read_text(encoding="utf-8") for p in package.rglob("*.py"))
+    recorded = set(re.findall(r'history\.(?:write|delete|record)\([^)]*?"([a-z-]+)"', source))
+    recorded |= set(re.findall(r'^[A-Z]+_ACTION = "([a-z-]+)"', source, re.MULTILINE))
+    recorded -= {"undo", "redo"}
+    assert recorded and recorded <= set(ACTION_WORDS), sorted(recorded - set(ACTION_WORDS))
+    result = UndoResult("undo", "c", "extraction-apply", ())
+    assert result.what == "accepting a proposal"

@@ -16,6 +16,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
+from workbench.ui.widgets.text_fields import FieldInput
+
 
 @dataclass(frozen=True)
 class SummaryChoice:
@@ -82,7 +84,7 @@ class SummaryModal(ModalScreen[SummaryChoice | None]):
                 "span it lost. Enter or Check runs it; Esc closes and keeps what you typed.",
                 classes="dialog-detail summary-hint",
             )
-            yield Input(
+            yield FieldInput(
                 (self._start.path or "") if self._start else "",
                 placeholder="Summary file (relative to the project, or ~/…)",
                 id="summary-file",

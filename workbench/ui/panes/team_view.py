@@ -381,15 +381,29 @@ def push_summary(result: PushResult, repo: str) -> LastSync:
         return LastSync(
             f"Push skipped: pushes are suppressed ({result.suppressed_reason}).", "warning"
         )
+    held = (
+        len(result.skipped_secrets) + len(result.skipped_too_large) + len(result.skipped_over_limit)
+    )
+    held_back = f" {plural(held, 'file')} held back: see the files below." if held else ""
     if result.status == "ok" and result.uploaded == 0:
-        return LastSync(f"Nothing to push: {repo} already has every local file.")
+        every = "every file it can push" if held else "every local file"
+        return LastSync(
+            f"Nothing to push: {repo} already has {every}.{held_back}",
+            "warning" if held else "information",
+        )
     if result.status == "ok":
         retries = (
             f" after {plural(result.conflict_retries, 'conflict retry')}"
             if result.conflict_retries
             else ""
         )
-        return LastSync(f"Pushed {plural(result.uploaded, 'entry')} to {repo}{retries}.")
+        names = ", ".join(result.uploaded_keys[:3])
+        more = len(result.uploaded_keys) - 3
+        named = f" ({names}{f' and {more} more' if more > 0 else ''})" if names else ""
+        return LastSync(
+            f"Pushed {plural(result.uploaded, 'entry')}{named} to {repo}{retries}.{held_back}",
+            "warning" if held else "information",
+        )
     message = result.error.message if result.error else result.status
     if result.status == "conflict":
         return LastSync(

@@ -243,8 +243,19 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
 
     @property
     def is_dirty(self) -> bool:
-        """Whether anything changed since the editor opened."""
-        return self._initial is not None and self.draft() != self._initial
+        """Whether a save would write something other than what the editor opened with.
+        The form and the raw text are two views of one file: switching views is no change."""
+        if self._initial is None:
+            return False
+        now = self.draft()
+        if now == self._initial:
+            return False
+        if (now.file, now.team) != (self._initial.file, self._initial.team):
+            return True
+        try:
+            return self.draft_text(now) != self.draft_text(self._initial)
+        except WorkbenchError:
+            return True  # cannot tell: ask rather than lose anything
 
     # --- live validation ---------------------------------------------------------------
 
@@ -334,6 +345,8 @@ class MemoryEditorScreen(Screen[ChangeOutcome | None]):
             self.raw = True
             body.load_text(text)
         self._apply_raw()
+        if self.raw:
+            body.focus()  # the field that had the focus is hidden with the form
         self._run_validation(self.draft())
 
     def action_next_field(self) -> None:

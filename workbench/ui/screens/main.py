@@ -41,6 +41,7 @@ from workbench.ui.widgets.footer import KeyHints
 from workbench.ui.widgets.memory_tree import MemoryTree
 from workbench.ui.widgets.pane_tabs import PaneTabs
 from workbench.ui.widgets.status_line import StatusLine
+from workbench.ui.widgets.text_fields import FieldInput
 
 if TYPE_CHECKING:
     pass
@@ -126,7 +127,7 @@ class MainScreen(MemoryActions):
         # The sidebar and the panes sit on the screen itself (its layout is horizontal), not
         # in a row box: one container fewer for every cursor move in the tree to redraw.
         with Vertical(id="sidebar"):
-            yield Input(placeholder="Filter memories (/)", id="memory-filter")
+            yield FieldInput(placeholder="Filter memories (/)", id="memory-filter")
             yield MemoryTree(now_ms=app.now_ms, id="memory-tree")
             yield Static(LEGEND, classes="tree-legend")
         with Vertical(id="panes"):

@@ -207,7 +207,7 @@ class MemoryActions(MemoryLoading):
         memory_dir = self.workbench.engine.locations.memory_dir
         result = history.undo() if kind == "undo" else history.redo()
         said = result.lines(lambda path: os.path.relpath(path, memory_dir))
-        summary = f"{kind} of {result.action}: " + (", ".join(said) or "files already matched")
+        summary = f"{kind} of {result.what}: " + (", ".join(said) or "files already matched")
         # Select a file that is still there, so the viewer shows what the tree highlights.
         kept = [e.path for e in result.entries if e.after is not None]
         names = [os.path.relpath(p, memory_dir) for p in kept if p.endswith(".md")]

@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from workbench.ui.widgets.text_fields import FieldInput
+
 
 class TextPromptModal(ModalScreen[str | None]):
     """Ask for one line of text; dismisses with None on escape."""
@@ -39,7 +41,7 @@ class TextPromptModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self.title_text), classes="dialog-title")
-            yield Input(self.value, classes="prompt-input")
+            yield FieldInput(self.value, classes="prompt-input")
             yield Static(Content(self.hint), classes="dialog-detail prompt-hint")
             yield Static(
                 Content.assemble(
