@@ -340,3 +340,10 @@ def test_session_memory_update_without_a_key(install_sample, capsys) -> None:
     out, err = capsys.readouterr()
     assert code == 0 and "ANTHROPIC_API_KEY" in err
     assert json.loads(out)["status"] == "dry_run"
+
+
+@pytest.mark.parametrize("action", ["accept", "reject"])
+def test_all_on_an_empty_queue_is_nothing_to_do_not_a_mistake(install_sample, capsys, action):
+    install_sample("healthy")
+    code, out, err = run(capsys, "review", action, "--all")
+    assert code == 0 and err == "" and "nothing to do" in out

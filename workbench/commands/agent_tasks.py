@@ -247,7 +247,8 @@ def run_review(args: argparse.Namespace) -> int:
         return ExitCode.OK
     if args.action == "reject":
         rejected = [queue.reject(i).to_json() for i in ids]
-        emit(args, {"rejected": rejected}, f"rejected {plural(len(rejected), 'proposal')}")
+        said = f"rejected {plural(len(rejected), 'proposal')}" if ids else _EMPTY_QUEUE
+        emit(args, {"rejected": rejected}, said)
         return ExitCode.OK
     accepted: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
@@ -258,20 +259,22 @@ def run_review(args: argparse.Namespace) -> int:
             failed.append({"id": proposal_id, "error": str(exc), "exit_code": exc.exit_code})
             warn(f"{proposal_id}: {exc}")
     lines = [f"accepted {a['accepted']}: {a['path']}" for a in accepted]
-    emit(args, {"accepted": accepted, "failed": failed}, "\n".join(lines) or "nothing accepted")
+    said = "\n".join(lines) or ("nothing accepted" if ids else _EMPTY_QUEUE)
+    emit(args, {"accepted": accepted, "failed": failed}, said)
     if failed:
         return max(f["exit_code"] for f in failed)
     return ExitCode.OK
+
+
+_EMPTY_QUEUE = "The review queue is empty: nothing to do."
 
 
 def _review_ids(queue: Any, args: argparse.Namespace) -> list[str]:
     if args.all:
         if args.action == "show":
             raise UserInputError("--all works with accept and reject")
-        ids = [p.id for p in reversed(queue.list())]  # oldest first
-        if not ids:
-            raise UserInputError("the review queue is empty")
-        return ids
+        # Oldest first; none at all is not a mistake (a script clearing up after a run).
+        return [p.id for p in reversed(queue.list())]
     if not args.ids:
         raise UserInputError(f"review {args.action} needs a proposal ID (or --all)")
     return list(args.ids)

@@ -124,6 +124,23 @@ def test_prompt_is_our_own_wording() -> None:
 # --- a real run with scripted turns -----------------------------------------------------------
 
 
+async def test_a_write_that_changes_nothing_saves_nothing(
+    llm_engine: Engine, simple_session: Path, fake_messages_api: FakeMessagesAPI
+) -> None:
+    # The summary said "the agent finished without changing any memory" and then
+    # "Saved 1 memory": the write put back the text the file already held.
+    memory = memory_dir(llm_engine)
+    existing = next(p for p in sorted(memory.glob("*.md")) if p.name != "MEMORY.md")
+    fake_messages_api.reply_tool_use(
+        [("Write", {"file_path": str(existing), "content": existing.read_text()})]
+    )
+    fake_messages_api.reply_text("Nothing new.")
+    agent, the_plan = plan(llm_engine, simple_session)
+    result = await agent.run(the_plan, mode="propose")
+    data = result.to_json()
+    assert data["changes"] == [] and "Saved" not in (data["summary"] or "")
+
+
 async def test_writes_become_proposals_and_the_folder_is_untouched(
     llm_engine: Engine, simple_session: Path, fake_messages_api: FakeMessagesAPI, snapshot_tree
 ) -> None:

@@ -221,7 +221,9 @@ async def run_fork(
             client, request, tools.handlers(), max_turns=max_turns, can_use_tool=permission
         )
     written = written_paths_from_replies(loop)
-    saved = without_index(successful_write_paths(loop))
+    # A write that left a file as it was saves nothing: the summary counts what changed.
+    changed = {f.path for f in workspace.changed_files()}
+    saved = [p for p in without_index(successful_write_paths(loop)) if p in changed]
     team_count = sum(1 for p in saved if engine.locations.is_team_path(p))
     return ForkRun(
         loop=loop,
