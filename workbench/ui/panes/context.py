@@ -130,6 +130,9 @@ class ContextPane(Pane):
         .ctx-headline, .ctx-plot, .ctx-legend, .ctx-breakdown, .ctx-call-items, .ctx-largest,
         .ctx-history-title { margin-top: 1; }
         .ctx-notes { color: $text-warning; margin-top: 1; }
+        /* A bar is drawn to the full row: on a narrow pane it is cut, not wrapped onto a
+           line of its own. */
+        .ctx-breakdown { text-wrap: nowrap; text-overflow: clip; }
     }
     """
 
