@@ -611,12 +611,9 @@ class TeamSyncClient:
             # Never synced with this server: a PUT without If-Match would replace whatever
             # teammates pushed, unseen. Learn the server's hashes first, so the push is
             # conditional, identical files drop out, and what it replaces is kept and said.
-            probe = await self.fetch_hashes()
-            if isinstance(probe, SyncError):
-                return finish("error", probe)
-            await guard.probed(local, probe.entry_checksums)
-            self.state.server_checksums = self._keepable(probe.entry_checksums)
-            self.state.last_known_checksum = usable_checksum(probe.checksum)
+            failed = await self._learn_server_hashes(local, guard)
+            if failed is not None:
+                return finish("error", failed)
         for attempt in range(MAX_CONFLICT_RETRIES + 1):
             server = self.state.server_checksums
             delta = {
@@ -668,14 +665,24 @@ class TeamSyncClient:
                     f"{MAX_CONFLICT_RETRIES} retries"
                 )
                 return finish("conflict", SyncError("conflict", 412, message))
-            probe = await self.fetch_hashes()
-            if isinstance(probe, SyncError):
-                return finish("error", probe)
-            await guard.probed(local, probe.entry_checksums)
-            self.state.server_checksums = self._keepable(probe.entry_checksums)
-            self.state.last_known_checksum = usable_checksum(probe.checksum)
+            failed = await self._learn_server_hashes(local, guard)
+            if failed is not None:
+                return finish("error", failed)
             conflict_retries += 1
         raise AssertionError("unreachable: the loop returns on its last attempt")
+
+    async def _learn_server_hashes(
+        self, local: LocalSnapshot, guard: _OverwriteGuard
+    ) -> SyncError | None:
+        """Probe the server's hashes: the guard learns which files a push would replace, and
+        the state what the server holds and its checksum. The probe's error, if any."""
+        probe = await self.fetch_hashes()
+        if isinstance(probe, SyncError):
+            return probe
+        await guard.probed(local, probe.entry_checksums)
+        self.state.server_checksums = self._keepable(probe.entry_checksums)
+        self.state.last_known_checksum = usable_checksum(probe.checksum)
+        return None
 
     async def _put(self, batch: Mapping[str, str]) -> _Put:
         import json
