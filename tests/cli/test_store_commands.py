@@ -195,6 +195,28 @@ def test_show_of_an_index_gives_the_index_findings_not_a_memory_files(tmp_path, 
     assert shown["lints"] == []
 
 
+def test_ls_says_when_a_memorys_only_index_line_is_past_the_cut(tmp_path, capsys):
+    """`indexed` is true for both, but only one of the two lines loads."""
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    for name in ("above", "below"):
+        (memory / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: The {name} deploy window rules\ntype: user\n---\nb\n"
+        )
+    filler = "".join(f"- note {n}\n" for n in range(210))
+    (memory / "MEMORY.md").write_text(
+        f"- [Above](above.md) — loads\n{filler}- [Below](below.md) — cut\n"
+    )
+    where = ["--memory-dir", str(memory), "--config-home", str(tmp_path / "cfg")]
+    for _ in range(2):  # cold, then from the kept listing
+        _, listed, _ = run(capsys, "ls", "--json", *where)
+        loads = {e["path"]: (e["indexed"], e["index_loads"]) for e in listed}
+        assert loads == {"above.md": (True, True), "below.md": (True, False)}
+    _, text, _ = run(capsys, "ls", *where)
+    rows = {line.split()[0]: line.split()[4] for line in text.splitlines()[1:]}
+    assert rows == {"above.md": "yes", "below.md": "cut"}
+
+
 def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 

@@ -219,7 +219,7 @@ def run_ls(args: argparse.Namespace) -> int:
                 row["type"] or "-",
                 f"{row['age_days']}d",
                 str(row["tokens"]),
-                "yes" if row["indexed"] else "no",
+                ("yes" if row["index_loads"] else "cut") if row["indexed"] else "no",
                 str(len(row["lints"])) if row["lints"] else "",
                 plain(_fit(row["description"] or "", 60 if con.is_terminal else None)),
             )

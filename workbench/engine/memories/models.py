@@ -56,6 +56,9 @@ class MemoryEntry(Record):
     tokens: int
     indexed: bool
     lints: tuple[LintFinding, ...] = ()
+    index_loads: bool = False
+    """An index line links it above the cut (`indexed` and False: only lines that never
+    load link it, so a session starts without it)."""
     type_format: str | None = None
     """Where the file keeps its type: `top-level` (`type:`), `metadata` (nested, as Claude
     Code 2.1.332 writes it), or None when it has none."""
@@ -73,6 +76,7 @@ class MemoryEntry(Record):
             "size_bytes": self.size_bytes,
             "tokens": self.tokens,
             "indexed": self.indexed,
+            "index_loads": self.index_loads,
             "lints": [finding.to_json() for finding in self.lints],
             "type_format": self.type_format,
         }

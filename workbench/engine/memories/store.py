@@ -372,6 +372,7 @@ class MemoryStore(MemoryWriting):
         indexed: frozenset[str],
         rel: str | None = None,
         analysis: Analysis | None = None,
+        loaded: frozenset[str] = frozenset(),
     ) -> MemoryEntry:
         if rel is None:
             rel = self.relative(path)
@@ -398,6 +399,7 @@ class MemoryStore(MemoryWriting):
             size_bytes=stat.st_size,
             tokens=js_round(analysis.units / 4) if analysis.units else js_round(stat.st_size / 4),
             indexed=rel in indexed,
+            index_loads=rel in loaded,
             lints=lints + analysis.secret_lints,
             type_format=analysis.type_location,
         )
@@ -409,7 +411,7 @@ class MemoryStore(MemoryWriting):
         """Memory files newest first; `scope` is all, private, team or log."""
         if scope not in SCOPES:
             raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
-        indexed = self._indexed_paths()
+        indexed, loaded = self._indexed_paths(), self.loaded_index_paths()
         cache = self._listing_cache()
         stored = cache.load() if cache is not None else None
         rows = []
@@ -418,7 +420,7 @@ class MemoryStore(MemoryWriting):
             rows.append((path, stat, rel, self._analyse(path, stat, rel, stored)))
         if cache is not None and stored is not None:
             self._save_listing_cache(cache, stored, rows)
-        everything = [self._entry(p, st, indexed, rel, a) for p, st, rel, a in rows]
+        everything = [self._entry(p, st, indexed, rel, a, loaded) for p, st, rel, a in rows]
         everything = self._with_link_lints(everything, [row[3] for row in rows])
         entries = [e for e in everything if scope == "all" or e.scope == scope]
         entries.sort(key=lambda e: e.mtime_ms, reverse=True)
@@ -459,9 +461,16 @@ class MemoryStore(MemoryWriting):
         output = orjson_json(rows)
         if output is None:
             return compact_json(rows)
-        parsed = self._indexed  # the indexes' links, when their parse was whole and trusted
+        # The indexes' links (all, and those above the cut), when both parses were whole and
+        # trusted for the indexes as they are now.
+        parsed, loaded = self._indexed, self._loaded
         if cache is not None and key is not None and whole:
-            if parsed is not None and parsed[0] == indexes:
+            if (
+                parsed is not None
+                and loaded is not None
+                and parsed[0] == indexes
+                and loaded[0] == indexes
+            ):
                 items = [
                     finished_listing.Listed(row, mtime_ms, len(record[9]), record[8])
                     for mtime_ms, record, row in listed
@@ -480,7 +489,7 @@ class MemoryStore(MemoryWriting):
     ) -> tuple[builtins.list[tuple[float, builtins.list[Any], dict[str, Any]]], bool]:
         """Each listed file's mtime, cache record and dict, newest first; and whether every
         file's record was read whole and may be kept."""
-        indexed = self._indexed_paths()
+        indexed, loaded = self._indexed_paths(), self.loaded_index_paths()
         stored = cache.load() if cache is not None else {}
         keep: dict[str, builtins.list[Any]] = {}
         read = 0
@@ -503,7 +512,7 @@ class MemoryStore(MemoryWriting):
                 ):
                     keep[path] = record
                     read += 1
-            rows.append(self._row(path, rel, stat, record, indexed, now_ms))
+            rows.append(self._row(path, rel, stat, record, indexed, loaded, now_ms))
         if cache is not None and (read or len(keep) != len(stored)):
             cache.save(keep)
         whole = cache is not None and len(keep) == len(rows)
@@ -516,6 +525,7 @@ class MemoryStore(MemoryWriting):
         stat: os.stat_result,
         record: builtins.list[Any],
         indexed: frozenset[str],
+        loaded: frozenset[str],
         now_ms: float,
     ) -> tuple[float, builtins.list[Any], dict[str, Any]]:
         """One file's `MemoryEntry.to_json` dict from its cache record, with the sort key
@@ -553,6 +563,7 @@ class MemoryStore(MemoryWriting):
             "size_bytes": stat.st_size,
             "tokens": js_round(units / 4) if units else js_round(stat.st_size / 4),
             "indexed": rel in indexed,
+            "index_loads": rel in loaded,
             "lints": findings,
             "type_format": location,
         }
@@ -631,7 +642,9 @@ class MemoryStore(MemoryWriting):
         except OSError as exc:
             raise UserInputError(f"{self.relative(target)}: {describe(target, exc)}") from None
         text, binary, _ = decode(data)
-        entry = self._entry(str(target), stat, self._indexed_paths())
+        entry = self._entry(
+            str(target), stat, self._indexed_paths(), loaded=self.loaded_index_paths()
+        )
         if target.name == "MEMORY.md":
             # An index is not a memory: its findings are the index's (cut, dangling links,
             # bytes), not a memory file's (no frontmatter, no type).
@@ -649,7 +662,7 @@ class MemoryStore(MemoryWriting):
             fingerprint=fingerprint(data),
             frontmatter_error=parsed.error if parsed else "binary file",
             binary=binary,
-            past_the_cut=entry.indexed and entry.path not in self.loaded_index_paths(),
+            past_the_cut=entry.indexed and not entry.index_loads,
         )
 
     def manifest(self) -> Manifest:
