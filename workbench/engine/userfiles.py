@@ -200,6 +200,26 @@ def read_bytes(
     return data
 
 
+def first_invalid_utf8_line(data: bytes) -> int | None:
+    """The line (from 1) of the first byte that is not UTF-8, or None when all of it is."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data.count(b"\n", 0, exc.start) + 1
+    return None
+
+
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+"""The byte-order marks a UTF-16 file starts with."""
+
+
+def utf16_text(data: bytes) -> str | None:
+    """The text of a file that starts with a UTF-16 byte-order mark, else None. Read as
+    UTF-8 (as Claude Code reads team files), its characters sit between NULs, where no
+    secret rule can match them."""
+    return data.decode("utf-16", errors="replace") if data[:2] in UTF16_MARKS else None
+
+
 def read_text(
     path: str | os.PathLike[str], limit: int, what: str, *, universal_newlines: bool = False
 ) -> str:

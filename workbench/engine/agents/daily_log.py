@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import UserInputError
-from workbench.engine.userfiles import NOTES_LIMIT, read_bytes
+from workbench.engine.userfiles import NOTES_LIMIT, first_invalid_utf8_line, read_bytes
 
 if TYPE_CHECKING:
     from workbench.engine.engine import Engine
@@ -85,14 +85,13 @@ def append_entry(engine: Engine, text: str, *, now: datetime | None = None) -> L
         if existing is None:
             body = f"# {when:%Y-%m-%d}\n\n{line}\n"
         else:
-            try:
-                text_before = existing.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                number = existing.count(b"\n", 0, exc.start) + 1
+            number = first_invalid_utf8_line(existing)
+            if number is not None:
                 raise UserInputError(
                     f"{engine.locations.relative(path)} has bytes that are not UTF-8 on line "
                     f"{number}; an append would rewrite them, so nothing was written"
-                ) from None
+                )
+            text_before = existing.decode("utf-8")
             separator = "" if text_before.endswith("\n") or not text_before else "\n"
             body = f"{text_before}{separator}{line}\n"
         entry = engine.history.write(path, body.encode("utf-8"), LOG_ACTION, note=line)

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 from stat import S_ISDIR
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from workbench.engine.errors import NotFoundError, UserInputError
 from workbench.engine.jsutil import js_iso, js_len, js_round
@@ -90,6 +90,7 @@ from workbench.engine.userfiles import (
     SCANNED_FILE_LIMIT,
     UnreadableFileError,
     describe,
+    first_invalid_utf8_line,
     read_bytes,
     read_start,
     read_text,
@@ -97,7 +98,7 @@ from workbench.engine.userfiles import (
 from workbench.engine.wording import plural_noun
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
 
     from workbench.engine.engine import Engine
     from workbench.engine.history import History
@@ -114,20 +115,18 @@ def _check_scope(scope: str) -> None:
         raise UserInputError(f"unknown scope {scope!r} (use one of {', '.join(SCOPES)})")
 
 
+class IndexLinks(NamedTuple):
+    """The memory paths both indexes link to: from any line, and from lines that load."""
+
+    linked: frozenset[str]
+    loaded: frozenset[str]
+
+
 def _index_text(data: bytes) -> str:
     """Index bytes as the store edits them: the BOM stripped and CRLF folded, like a memory
     file, but a NUL kept as a NUL (Claude Code reads it as text; `decode` would call the whole
     index binary and an edit would write it back empty)."""
     return normalize_text(data.decode("utf-8", errors="replace"))
-
-
-def first_invalid_utf8_line(data: bytes) -> int | None:
-    """The line (from 1) of the first byte that is not UTF-8, or None when all of it is."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return data.count(b"\n", 0, exc.start) + 1
-    return None
 
 
 def _decode_keeping_cr(data: bytes) -> str:
@@ -178,10 +177,8 @@ class MemoryStore(MemoryWriting):
         self._warm_thread: threading.Thread | None = None
         self._warm_view: WarmView | None = None
         self._index_lock = threading.Lock()
-        self._indexed: tuple[tuple[Stamp | None, Stamp | None], frozenset[str]] | None = None
+        self._indexed: tuple[tuple[Stamp | None, Stamp | None], IndexLinks] | None = None
         """The last parse of both indexes' links, with their stamps (dropped on our writes)."""
-        self._loaded: tuple[tuple[Stamp | None, Stamp | None], frozenset[str]] | None = None
-        """Likewise for the links on lines that load whole (above the cut)."""
 
     @property
     def history(self) -> History:
@@ -461,16 +458,9 @@ class MemoryStore(MemoryWriting):
         output = orjson_json(rows)
         if output is None:
             return compact_json(rows)
-        # The indexes' links (all, and those above the cut), when both parses were whole and
-        # trusted for the indexes as they are now.
-        parsed, loaded = self._indexed, self._loaded
+        parsed = self._indexed  # the indexes' links, when their parse was whole and trusted
         if cache is not None and key is not None and whole:
-            if (
-                parsed is not None
-                and loaded is not None
-                and parsed[0] == indexes
-                and loaded[0] == indexes
-            ):
+            if parsed is not None and parsed[0] == indexes:
                 items = [
                     finished_listing.Listed(row, mtime_ms, len(record[9]), record[8])
                     for mtime_ms, record, row in listed
@@ -730,31 +720,29 @@ class MemoryStore(MemoryWriting):
         lock makes the stat, the read and the keeping one step, so a write the store makes
         meanwhile is forgotten after the parse is kept, not before.
         """
-        return self._by_index_stamps("_indexed", self._parse_indexed_paths)
+        return self._index_links().linked
 
     def loaded_index_paths(self) -> frozenset[str]:
         """Of `indexed_paths`, those whose index line loads whole: a line past the cut links
         a memory Claude Code never sees at the start of a session."""
-        return self._by_index_stamps("_loaded", self._parse_loaded_paths)
+        return self._index_links().loaded
 
-    def _by_index_stamps(
-        self, slot: str, parse: Callable[[], tuple[frozenset[str], bool]]
-    ) -> frozenset[str]:
-        """`parse()`'s paths, kept in `slot` while both indexes keep their stamps."""
+    def _index_links(self) -> IndexLinks:
+        """Both indexes' links, kept while both indexes keep their stamps (see above)."""
         with self._index_lock:
             now = _now_ns()
             try:  # stat'ed before the read: a change during the read shows as a new stamp
                 stamps = (self._index_stamp(False), self._index_stamp(True))
             except OSError:
                 stamps = None
-            cached = getattr(self, slot)
+            cached = self._indexed
             if cached is not None and cached[0] == stamps:
                 return cached[1]
-            found, complete = parse()
-            setattr(self, slot, None)
+            found, complete = self._parse_index_links()
+            self._indexed = None
             if stamps is not None and complete:
                 if all(s is None or s[4] < now - RACY_NS for s in stamps):
-                    setattr(self, slot, (stamps, found))
+                    self._indexed = (stamps, found)
             return found
 
     def _index_stamp(self, team: bool) -> Stamp | None:
@@ -768,7 +756,6 @@ class MemoryStore(MemoryWriting):
         """Drop the parsed index links (after each of the store's own writes)."""
         with self._index_lock:
             self._indexed = None
-            self._loaded = None
 
     @contextlib.contextmanager
     def _writing_index(self) -> Iterator[None]:
@@ -778,28 +765,11 @@ class MemoryStore(MemoryWriting):
         finally:
             self._forget_index()
 
-    def _parse_indexed_paths(self) -> tuple[frozenset[str], bool]:
-        """The paths both indexes link to, and whether both were read without error."""
-        return self._links_of_both(lambda _data, text: text, MAX_ITEMISED_LINES)
-
-    def _parse_loaded_paths(self) -> tuple[frozenset[str], bool]:
-        """The paths linked from index lines that load whole, and whether both indexes were
-        read without error."""
-        return self._links_of_both(self._lines_that_load, None)
-
-    def _lines_that_load(self, data: bytes, _text: str) -> str:
-        """The index lines Claude Code keeps whole (measured as it measures, CR included)."""
-        cut = truncate_entrypoint(
-            strip_for_loading(_decode_keeping_cr(data)), self.engine.profile.index
-        )
-        return "\n".join(cut.trimmed.split("\n", cut.kept_lines)[: cut.kept_lines])
-
-    def _links_of_both(
-        self, lines_of: Callable[[bytes, str], str], max_lines: int | None
-    ) -> tuple[frozenset[str], bool]:
-        """The paths that the lines `lines_of(bytes, text)` picks from each index link to,
-        and whether both indexes were read without error."""
+    def _parse_index_links(self) -> tuple[IndexLinks, bool]:
+        """What both indexes link to, all lines and the lines that load, from one read of
+        each; and whether both were read without error."""
         linked: set[str] = set()
+        loaded: set[str] = set()
         complete = True
         for team in (False, True):
             try:
@@ -807,9 +777,19 @@ class MemoryStore(MemoryWriting):
             except OSError:
                 complete = False
                 continue  # lint reports the unreadable index; the listing goes on without it
-            if data is not None:
-                linked |= linked_paths(lines_of(data, text), "team/" if team else "", max_lines)
-        return frozenset(linked), complete
+            if data is None:
+                continue
+            prefix = "team/" if team else ""
+            linked |= linked_paths(text, prefix, MAX_ITEMISED_LINES)
+            loaded |= linked_paths(self._lines_that_load(data), prefix)
+        return IndexLinks(frozenset(linked), frozenset(loaded)), complete
+
+    def _lines_that_load(self, data: bytes) -> str:
+        """The index lines Claude Code keeps whole (measured as it measures, CR included)."""
+        cut = truncate_entrypoint(
+            strip_for_loading(_decode_keeping_cr(data)), self.engine.profile.index
+        )
+        return "\n".join(cut.trimmed.split("\n", cut.kept_lines)[: cut.kept_lines])
 
     def _orphan_candidates(self, team: bool) -> builtins.list[str]:
         rels = [self.relative(p) for p, _ in iter_memory_paths(self.root)]

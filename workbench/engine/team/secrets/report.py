@@ -195,9 +195,8 @@ def read_text(path: Path) -> str:
     UTF-8, every other byte is a NUL and no rule could match, yet a push would still send the
     secret's characters."""
     data = userfiles.read_bytes(path, userfiles.SCANNED_FILE_LIMIT, "a scanned file")
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # a UTF-16 byte-order mark
-        return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8", errors="replace")
+    utf16 = userfiles.utf16_text(data)
+    return utf16 if utf16 is not None else data.decode("utf-8", errors="replace")
 
 
 STDIN_NAME = "<stdin>"

@@ -18,13 +18,9 @@ from workbench.engine.atomic import TEMP_SUFFIX
 from workbench.engine.team.sync.keys import redacted_key, secrets_in_keys
 from workbench.engine.team.sync.models import LocalSnapshot, SkippedSecret
 from workbench.engine.team.sync.protocol import MAX_FILE_SIZE_BYTES, js_sort_key
-from workbench.engine.userfiles import read_start
+from workbench.engine.userfiles import read_start, utf16_text
 
 Scanner = Callable[[str], Sequence[Any]]
-
-
-UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
-"""The byte-order marks a UTF-16 file starts with."""
 
 
 def default_scanner() -> Scanner:
@@ -106,10 +102,9 @@ def read_local_entries(
             text = raw.decode("utf-8", "replace")
             digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         found = scan(text)
-        if not found and raw[:2] in UTF16_MARKS:
-            # Read as UTF-8 a UTF-16 file's secret is spread between NULs, where no rule
-            # matches, yet the push would send it: scan the text it really holds too.
-            found = scan(raw.decode("utf-16", "replace"))
+        if not found and (utf16 := utf16_text(raw)) is not None:
+            # The push would send the secret's characters all the same: scan what it holds.
+            found = scan(utf16)
         if found:
             first = found[0]
             rule_ids = tuple(dict.fromkeys(m.rule_id for m in found))
